@@ -1,0 +1,70 @@
+"""Run one tool call, in the order the design fixes:
+
+  arguments parsed and validated → deny hooks → ask hooks (the user answers) → handler
+
+Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad
+JSON, invalid arguments, a denial, a "no", or an exception in the handler.
+The `report` callback lets the console print one line per call with its verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from hooks.registry import HookRegistry, ToolCallEvent, Verdict
+from models.base import ToolCall
+from state import AppState
+from tools.base import Tool, ToolResult, error
+from tools.validate import schema_errors
+
+
+@dataclass(frozen=True)
+class CallReport:
+    """What the console shows for one call: the call, and who decided what."""
+
+    call: ToolCall
+    args: dict[str, Any]
+    verdict: Verdict
+
+
+@dataclass
+class Executor:
+    tools: dict[str, Tool]
+    hooks: HookRegistry
+    state: AppState
+    approve: Callable[[str], bool]
+    report: Callable[[CallReport], None] = lambda report: None
+
+    def run(self, call: ToolCall) -> ToolResult:
+        self.state.tool_calls += 1
+        tool, args, problem = self._validated(call)
+        if problem:
+            self.report(CallReport(call, {}, Verdict("deny", "validation", problem)))
+            return error(problem)
+        verdict = self.hooks.check(ToolCallEvent(tool, args, self.state))
+        if verdict.decision == "ask" and not self.approve(verdict.reason):
+            verdict = Verdict("deny", verdict.hook, "The user declined this call. Do not retry it "
+                              "as is; ask what they would prefer, or take another approach.")
+        self.report(CallReport(call, args, verdict))
+        if verdict.decision == "deny":
+            return error(verdict.reason)
+        try:
+            return tool.handler(args)
+        except Exception as exc:  # a broken tool must not break the session
+            return error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+
+    def _validated(self, call: ToolCall) -> tuple[Tool | None, dict[str, Any], str]:
+        """The tool and parsed arguments, or a message saying what is wrong with the call."""
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return None, {}, f"There is no tool named {call.name!r}. Tools: {', '.join(self.tools)}."
+        try:
+            args = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return tool, {}, f"The arguments of {call.name} are not valid JSON ({exc.msg})."
+        problems = schema_errors(args, tool.parameters)
+        if problems:
+            return tool, {}, f"Invalid arguments for {call.name}: " + "; ".join(problems) + "."
+        return tool, args, ""

@@ -1,0 +1,62 @@
+"""The PreToolUse registry: every tool call passes here before its handler runs.
+
+A hook's contract fits in one sentence: return nothing to let the call pass,
+return a reason to stop it. What a reason means is the hook's `decision`:
+"deny" ends the call with the reason as its tool result; "ask" puts the reason
+to the user as a yes/no question. Deny hooks always run before ask hooks, so a
+user's "yes" can never override a denial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from state import AppState
+from tools.base import Tool
+
+Decision = Literal["deny", "ask"]
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """What a hook sees: the tool, its validated arguments and the session state."""
+
+    tool: Tool
+    args: dict[str, Any]
+    state: AppState
+
+
+@dataclass(frozen=True)
+class Hook:
+    name: str
+    callback: Callable[[ToolCallEvent], str | None]
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The registry's answer for one call: allow, or which hook said what."""
+
+    decision: Literal["allow", "deny", "ask"]
+    hook: str = ""
+    reason: str = ""
+
+
+@dataclass
+class HookRegistry:
+    hooks: list[Hook] = field(default_factory=list)
+
+    def on_pre_tool_use(self, name: str, callback: Callable[[ToolCallEvent], str | None],
+                        decision: Decision = "deny") -> None:
+        self.hooks.append(Hook(name, callback, decision))
+
+    def check(self, event: ToolCallEvent) -> Verdict:
+        for decision in ("deny", "ask"):
+            for hook in self.hooks:
+                if hook.decision != decision:
+                    continue
+                reason = hook.callback(event)
+                if reason:
+                    return Verdict(decision, hook.name, reason)
+        return Verdict("allow")

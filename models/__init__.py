@@ -1,0 +1,1 @@
+"""Model clients: the real Chat Completions client and the scripted (offline) one."""

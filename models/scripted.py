@@ -1,0 +1,60 @@
+"""A model that replays a script: the offline lesson, and every unit test.
+
+A script is a readable JSON file: a list of assistant turns (or an object with a
+"title" and "turns"), each with optional "text" and optional "tool_calls" of
+{"name", "arguments"}. Each request takes the next turn, whatever was sent;
+when the script runs out the model says so. Text is streamed word by word so the
+console behaves as it does with a real model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from models.base import ModelError, Reply, ToolCall
+
+END_OF_SCRIPT = "(The script has ended; there is nothing more to replay.)"
+
+
+@dataclass
+class ScriptedModel:
+    turns: list[dict[str, Any]]
+    name: str = "scripted"
+    requests: list[list[dict[str, Any]]] = field(default_factory=list)
+    tool_schemas: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 on_text: Callable[[str], None]) -> Reply:
+        self.requests.append(messages)
+        self.tool_schemas.append(tools)
+        turn = self.turns[len(self.requests) - 1] if len(self.requests) <= len(self.turns) else {
+            "text": END_OF_SCRIPT}
+        text = turn.get("text", "")
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            on_text(piece)
+        calls = [ToolCall(f"call_{len(self.requests)}_{i}", c["name"], json.dumps(c.get("arguments", {})))
+                 for i, c in enumerate(turn.get("tool_calls", []))]
+        return Reply(text, calls)
+
+
+def load_script(path: Path, name: str = "") -> ScriptedModel:
+    """Read a script file; a ModelError says what is wrong with it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ModelError(f"cannot read script {path}: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"script {path} is not valid JSON: line {exc.lineno}: {exc.msg}") from exc
+    turns = data.get("turns") if isinstance(data, dict) else data
+    if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+        raise ModelError(f"script {path} must be a list of turns (objects with text and tool_calls)")
+    for number, turn in enumerate(turns, 1):
+        for call in turn.get("tool_calls", []):
+            if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+                raise ModelError(f"script {path}: turn {number} has a tool call without a name")
+    title = data.get("title", "") if isinstance(data, dict) else ""
+    return ScriptedModel(turns, name=name or f"script: {title or path.name}")

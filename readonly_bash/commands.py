@@ -1,0 +1,125 @@
+"""The allowlist: which commands are read-only, and with which arguments.
+
+Default deny. A command is read-only only if it is named here: either PLAIN
+(no flag of it writes or runs anything) or with a rule that inspects its
+arguments. Commands with such rules also refuse unquoted globs, because a glob
+can expand to a file named like a flag (a file called `-i` turns `sed -n p *`
+into an in-place edit).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from readonly_bash.awk import judge_awk
+from readonly_bash.flags import forbidden_flag, positionals
+from readonly_bash.git import judge_git
+from readonly_bash.judgement import READ_ONLY, Judgement, unsafe
+from readonly_bash.sed import judge_sed
+
+PLAIN = frozenset("""
+ls cat head tail wc grep egrep fgrep pwd echo printf true false which type stat du df nl
+cut tr cmp comm diff basename dirname realpath readlink whoami id uname column fold fmt
+expand unexpand rev tac od hexdump md5sum sha1sum sha256sum sha512sum cksum b2sum jq seq
+sleep nproc free ps uptime printenv groups test [ base32 base64 strings paste join numfmt
+getconf lsblk lscpu locale arch tty
+""".split())
+
+INTERPRETERS = frozenset("python python3 python2 perl ruby node nodejs php lua Rscript deno bun "
+                         "tclsh pwsh".split())
+
+WRITERS = {"rm": "ls -l PATH shows what is there",
+           "mv": "ls -l PATH shows what is there",
+           "cp": "cat FILE shows its contents",
+           "touch": "stat FILE shows its times",
+           "mkdir": "ls -d PATH shows whether it exists",
+           "tee": "run the command without tee; its output is shown to you",
+           "chmod": "stat -c %A FILE shows the permissions",
+           "ln": "readlink PATH shows where a link points",
+           "dd": "head -c N FILE reads the first bytes",
+           "truncate": "wc -c FILE shows the size"}
+
+
+def _writes_with(short: str = "", long: tuple[str, ...] = (), rule: str = "",
+                 alternative: str = "") -> Callable[[list[str]], Judgement]:
+    """A rule for a command that is read-only unless given one of these flags."""
+    def judge(args: list[str]) -> Judgement:
+        token = forbidden_flag(args, short=short, long=long)
+        return unsafe(rule, token, alternative) if token else READ_ONLY
+    return judge
+
+
+def _at_most_inputs(count: int, rule: str, alternative: str,
+                    takes_value: str = "") -> Callable[[list[str]], Judgement]:
+    """A rule for a command whose extra positional argument is an output file."""
+    def judge(args: list[str]) -> Judgement:
+        names = positionals(args, takes_value)
+        return unsafe(rule, names[count], alternative) if len(names) > count else READ_ONLY
+    return judge
+
+
+def _find(args: list[str]) -> Judgement:
+    actions = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+               "-fprintf", "-fls"}
+    token = next((arg for arg in args if arg in actions), "")
+    if token:
+        return unsafe("find with an action runs commands or changes files", token,
+                      "find without the action lists the paths; read them with Read or cat")
+    return READ_ONLY
+
+
+def _date(args: list[str]) -> Judgement:
+    token = forbidden_flag(args, short="s", long=("--set",))
+    token = token or next((a for a in positionals(args, "dfr") if not a.startswith("+")), "")
+    return unsafe("date with a time sets the clock", token, "date +FORMAT") if token else READ_ONLY
+
+
+def _command(args: list[str]) -> Judgement:
+    if args and args[0] in {"-v", "-V"}:
+        return READ_ONLY
+    return unsafe("command runs another command", "command", "command -v NAME")
+
+
+def _no_arguments(name: str, alternative: str) -> Callable[[list[str]], Judgement]:
+    def judge(args: list[str]) -> Judgement:
+        names = positionals(args)
+        return unsafe(f"{name} NAME changes the system", names[0], alternative) if names else READ_ONLY
+    return judge
+
+
+RULES: dict[str, Callable[[list[str]], Judgement]] = {
+    "find": _find,
+    "sed": judge_sed,
+    "awk": judge_awk, "gawk": judge_awk, "mawk": judge_awk,
+    "git": judge_git,
+    "sort": _writes_with("o", ("--output", "--compress-program"), "sort -o writes a file",
+                         "sort FILE prints the sorted lines"),
+    "rg": _writes_with("", ("--pre",), "rg --pre runs a program on every file", "rg PATTERN PATH"),
+    "tree": _writes_with("o", (), "tree -o writes a file", "tree PATH"),
+    "file": _writes_with("C", ("--compile",), "file -C writes a magic file", "file PATH"),
+    "uniq": _at_most_inputs(1, "uniq INPUT OUTPUT writes the output file", "uniq INPUT",
+                            takes_value="fsw"),
+    "xxd": _at_most_inputs(1, "xxd INPUT OUTPUT writes the output file", "xxd INPUT",
+                           takes_value="cglos"),
+    "date": _date,
+    "hostname": _no_arguments("hostname", "hostname"),
+    "command": _command,
+}
+
+
+def judge_argv(name: str, args: list[str], globbed: bool) -> Judgement:
+    """Judge one simple command that wrappers and shells have been peeled from."""
+    if name in PLAIN:
+        return READ_ONLY
+    if name in RULES:
+        if globbed:
+            return unsafe(f"an unquoted glob given to {name} could expand to a flag",
+                          next(a for a in args if any(c in a for c in "*?[")),
+                          "quote the pattern, or list the files with ls first")
+        return RULES[name](args)
+    if name in INTERPRETERS:
+        if args in (["--version"], ["-V"]):
+            return READ_ONLY
+        return unsafe("an interpreter runs whatever code it is given", " ".join([name, *args[:1]]),
+                      "Read the script instead of running it")
+    return unsafe("command not on the read-only allowlist", name, WRITERS.get(name, ""))

@@ -1,0 +1,92 @@
+"""git, judged by subcommand: read-only ones pass, with unsafe options refused.
+
+Refused everywhere: configuration from the command line (`-c`, `--config-env`),
+another exec path, a pager (`-p`, `--paginate`, `git grep -O`), and the options
+that write a file or run a program (`--output`, `--ext-diff`, `--textconv`,
+`--exec`). Repository config that runs programs on read (core.fsmonitor, a
+pager, hooks) is neutralised by the environment Bash sets (tools/bash.py) and,
+on Linux, by the sandbox.
+"""
+
+from __future__ import annotations
+
+from readonly_bash.flags import forbidden_flag, positionals
+from readonly_bash.judgement import READ_ONLY, Judgement, unsafe
+
+GLOBAL_WITH_VALUE = {"-C", "--git-dir", "--work-tree", "--namespace"}
+GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--bare", "--literal-pathspecs",
+                "--no-optional-locks", "-P", "--glob-pathspecs", "--noglob-pathspecs",
+                "--icase-pathspecs", "--version", "--help"}
+READ_ONLY_SUBCOMMANDS = {
+    "status", "log", "diff", "show", "blame", "annotate", "rev-parse", "merge-base",
+    "ls-files", "ls-tree", "cat-file", "describe", "shortlog", "grep", "rev-list",
+    "show-ref", "name-rev", "for-each-ref", "count-objects", "whatchanged", "version",
+    "diff-tree", "diff-files", "diff-index", "check-ignore", "check-attr", "cherry",
+    "range-diff", "var", "show-branch", "verify-commit", "verify-tag"}
+LISTING_ONLY = {"branch": "--list", "tag": "--list"}
+SUBCOMMAND_ACTIONS = {"stash": {"list", "show"}, "reflog": {"", "show"},
+                      "remote": {"", "-v", "--verbose", "get-url", "show"},
+                      "worktree": {"list"}, "notes": {"", "list", "show"}}
+CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch",
+                "get", "list"}
+UNSAFE_LONG = ("--output", "--ext-diff", "--textconv", "--exec", "--open-files-in-pager",
+               "--upload-pack", "--receive-pack", "--config-env")
+LIST_VALUES = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
+               "--sort", "--format", "--color", "--column"}
+ALTERNATIVES = {"--output": "git diff (or git log -p) prints to the screen instead",
+                "-c": "run the git command without -c",
+                "--ext-diff": "git diff --no-ext-diff",
+                "--textconv": "git diff --no-textconv"}
+
+
+def judge_git(args: list[str]) -> Judgement:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        flag = args[i].split("=", 1)[0]
+        if flag in GLOBAL_WITH_VALUE:
+            i += 1 if "=" in args[i] else 2
+        elif flag in GLOBAL_FLAGS:
+            i += 1
+        else:
+            return unsafe("git global option that changes config, pager or exec path", args[i],
+                          ALTERNATIVES.get(flag, "run the git command without it"))
+    if i >= len(args):
+        return READ_ONLY
+    sub, rest = args[i], args[i + 1:]
+    token = forbidden_flag(rest, short="O" if sub == "grep" else "", long=UNSAFE_LONG)
+    if token:
+        flag = token.split("=", 1)[0]
+        alternative = next((text for name, text in ALTERNATIVES.items() if name.startswith(flag)),
+                           f"git {sub} without {flag}")
+        return unsafe(f"git {sub} {flag} writes a file or runs a program", token, alternative)
+    if sub in READ_ONLY_SUBCOMMANDS:
+        return READ_ONLY
+    if sub in LISTING_ONLY:
+        return _listing(sub, rest)
+    if sub in SUBCOMMAND_ACTIONS:
+        action = rest[0] if rest else ""
+        if action in SUBCOMMAND_ACTIONS[sub]:
+            return READ_ONLY
+        return unsafe(f"git {sub} {action} changes the repository".replace("  ", " "),
+                      action or sub, f"git {sub} list")
+    if sub == "config":
+        if any(arg in CONFIG_READS for arg in rest):
+            return READ_ONLY
+        return unsafe("git config without --get or --list writes configuration", sub,
+                      "git config --get NAME, or git config --list")
+    return unsafe("git subcommand not on the read-only list", sub,
+                  "git status, git log, git diff, git show")
+
+
+def _listing(sub: str, rest: list[str]) -> Judgement:
+    """`git branch` and `git tag` only list, unless names are given without --list."""
+    listing = any(arg in {"-l", "--list"} for arg in rest)
+    writes = forbidden_flag(rest, short="dDmMcCfu" if sub == "branch" else "dfsaum",
+                            long=("--delete", "--move", "--copy", "--force", "--set-upstream-to",
+                                  "--unset-upstream", "--edit-description", "--annotate", "--sign"))
+    if writes:
+        return unsafe(f"git {sub} {writes} changes the repository", writes, f"git {sub} --list")
+    names = positionals(rest, takes_value="" if sub == "branch" else "n", long_values=LIST_VALUES)
+    if names and not listing:
+        return unsafe(f"git {sub} NAME creates a {sub}", names[0], f"git {sub} --list")
+    return READ_ONLY

@@ -1,0 +1,185 @@
+"""Parse a command line into simple commands whose words are plain strings.
+
+Why tree-sitter-bash rather than bashlex: it is maintained, ships prebuilt
+wheels, covers today's bash grammar (heredocs, `|&`, `&>`), and marks what it
+cannot parse with ERROR nodes instead of raising half-way, so "does not parse"
+is a clear, testable outcome. bashlex has had no release since 2023 and fails on
+several constructs a planner types.
+
+Everything that could hide or run code is refused here, before any command is
+judged: command and process substitution, parameter expansion (`$X`, `${IFS}`),
+ANSI-C quoting, brace expansion, assignments in front of a command, redirections
+other than to /dev/null or between descriptors, and every shell construct the
+classifier does not judge (loops, functions, conditionals).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from readonly_bash.judgement import Judgement, unsafe
+
+STRUCTURE = {"program", "list", "pipeline", "redirected_statement", "subshell",
+             "compound_statement", "negated_command"}
+PUNCTUATION = {";", ";;", "&&", "||", "|", "|&", "&", "\n", "(", ")", "{", "}", "!", "comment"}
+HIDING = {"command_substitution": "command substitution runs a command inside the command line",
+          "process_substitution": "process substitution runs a command inside the command line",
+          "simple_expansion": "a variable expansion hides what the command really is",
+          "expansion": "a variable expansion hides what the command really is",
+          "arithmetic_expansion": "arithmetic expansion can assign variables",
+          "ansi_c_string": "ANSI-C quoting hides the real characters of a word",
+          "translated_string": "locale quoting hides the real characters of a word",
+          "brace_expression": "brace expansion turns one word into several"}
+OUTPUT_OPERATORS = {">", ">>", "&>", "&>>", ">|", "<>"}
+DESCRIPTOR = re.compile(r"^(\d+|-)$")
+GLOB = re.compile(r"(?<!\\)[*?\[]")
+BRACES = re.compile(r"(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    glob: bool = False
+
+
+@dataclass
+class SimpleCommand:
+    words: list[Word] = field(default_factory=list)
+
+    @property
+    def argv(self) -> list[str]:
+        return [w.text for w in self.words]
+
+
+class Refused(Exception):
+    """Raised inside the walk; carries the judgement for the whole command line."""
+
+    def __init__(self, judgement: Judgement):
+        super().__init__(judgement.rule)
+        self.judgement = judgement
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse(command: str) -> list[SimpleCommand] | Judgement:
+    """The simple commands of `command`, in order, or why it cannot be judged."""
+    root = _parser().parse(command.encode()).root_node
+    if root.has_error:
+        return unsafe("the command does not parse as shell", _first_error(root))
+    commands: list[SimpleCommand] = []
+    try:
+        _scan_hidden(root)
+        _walk(root, commands)
+    except Refused as refused:
+        return refused.judgement
+    return commands
+
+
+def _text(node) -> str:
+    return node.text.decode(errors="replace")
+
+
+def _first_error(root) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return _text(node)[:40] or node.type
+        stack.extend(reversed(node.children))
+    return ""
+
+
+def _scan_hidden(root) -> None:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in HIDING:
+            raise Refused(unsafe(HIDING[node.type], _text(node)))
+        stack.extend(node.children)
+
+
+def _walk(node, commands: list[SimpleCommand]) -> None:
+    kind = node.type
+    if kind in STRUCTURE:
+        for child in node.children:
+            _walk(child, commands)
+    elif kind == "command":
+        commands.append(_command(node, commands))
+    elif kind in {"file_redirect", "heredoc_redirect", "herestring_redirect"}:
+        _redirect(node, commands)
+    elif kind == "variable_assignment":
+        raise Refused(unsafe("a variable assignment changes how later commands run", _text(node)))
+    elif kind not in PUNCTUATION:
+        raise Refused(unsafe(f"the shell construct '{kind}' is not judged; run its commands one by one",
+                             _text(node)[:40]))
+
+
+def _command(node, commands: list[SimpleCommand]) -> SimpleCommand:
+    simple = SimpleCommand()
+    for child in node.children:
+        if child.type == "variable_assignment":
+            raise Refused(unsafe("an assignment in front of a command changes how it runs",
+                                 _text(child)))
+        if child.type in {"file_redirect", "heredoc_redirect", "herestring_redirect"}:
+            _redirect(child, commands)
+        elif child.type == "command_name":
+            simple.words.append(_word(child.children[0]))
+        else:
+            simple.words.append(_word(child))
+    return simple
+
+
+def _redirect(node, commands: list[SimpleCommand]) -> None:
+    if node.type != "file_redirect":
+        for child in node.children:
+            if child.type in STRUCTURE or child.type == "command":
+                _walk(child, commands)
+        return
+    operator = next((c for c in node.children if not c.is_named), None)
+    targets = [c for c in node.children if c.is_named and c.type != "file_descriptor"]
+    op = _text(operator) if operator is not None else ""
+    target = _word(targets[-1]).text if targets else ""
+    if op in {">&", "<&", ">&-", "<&-"} and (DESCRIPTOR.match(target) or not targets):
+        return
+    if op in OUTPUT_OPERATORS or op in {">&", "<&"}:
+        if target != "/dev/null" or op == "<>":
+            raise Refused(unsafe("output redirection writes a file", f"{op} {target}".strip(),
+                                 "leave out the redirection, or send output to /dev/null"))
+
+
+def _word(node) -> Word:
+    kind = node.type
+    if kind == "word":
+        raw = _text(node)
+        if BRACES.search(raw):
+            raise Refused(unsafe(HIDING["brace_expression"], raw))
+        return Word(_unescape(raw), glob=bool(GLOB.search(raw)))
+    if kind == "number":
+        return Word(_text(node))
+    if kind == "raw_string":
+        return Word(_text(node)[1:-1])
+    if kind == "string":
+        return Word("".join(_string_part(c) for c in node.children if c.type not in {'"'}))
+    if kind == "concatenation":
+        parts = [_word(c) for c in node.children]
+        return Word("".join(p.text for p in parts), glob=any(p.glob for p in parts))
+    raise Refused(unsafe(HIDING.get(kind, f"the word form '{kind}' is not judged"), _text(node)))
+
+
+def _string_part(node) -> str:
+    if node.type == "string_content":
+        return re.sub(r'\\([$`"\\\n])', r"\1", _text(node))
+    raise Refused(unsafe(HIDING.get(node.type, f"'{node.type}' inside quotes is not judged"),
+                         _text(node)))
+
+
+def _unescape(raw: str) -> str:
+    return re.sub(r"\\(.)", r"\1", raw, flags=re.DOTALL)

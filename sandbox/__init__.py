@@ -1,0 +1,1 @@
+"""The fourth line of defence: an OS sandbox under the Bash classifier."""

@@ -1,0 +1,108 @@
+"""A Landlock ruleset that lets a child process read everything and write nothing.
+
+The fourth line of plan mode's defence, under the classifier: Bash commands the
+classifier lets through while planning run under this ruleset, so a classifier
+mistake still changes nothing. Writes are allowed only to /dev/null and to one
+private temporary folder. Landlock is inherited and cannot be lifted by the
+child, and `no_new_privs` stops a setuid binary from escaping it.
+
+The ruleset is built in the parent; the child only calls two syscalls between
+fork and exec, so nothing heavy runs in the forked process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+
+CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
+CREATE_RULESET_VERSION = 1
+RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS = 38
+
+WRITE_FILE, TRUNCATE, IOCTL_DEV = 1 << 1, 1 << 14, 1 << 15
+WRITE_RIGHTS_BY_ABI = {1: 0b1_1111_1111_0010, 2: 0b11_1111_1111_0010}
+FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+@lru_cache(maxsize=1)
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _syscall(number: int, *args) -> int:
+    result = _libc().syscall(ctypes.c_long(number), *args)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+@lru_cache(maxsize=1)
+def abi_version() -> int:
+    """Landlock's ABI version on this kernel, 0 where it is missing or disabled."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        return _syscall(CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    except (OSError, AttributeError):
+        return 0
+
+
+def write_rights(abi: int) -> int:
+    rights = WRITE_RIGHTS_BY_ABI[min(abi, 2)]
+    if abi >= 3:
+        rights |= TRUNCATE
+    if abi >= 5:
+        rights |= IOCTL_DEV
+    return rights
+
+
+@dataclass
+class ReadOnlyRuleset:
+    """A prepared ruleset: pass `restrict` as preexec_fn, then `close` in the parent."""
+
+    fd: int
+
+    def restrict(self) -> None:
+        _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        _syscall(RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0))
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def read_only_ruleset(writable_dir: str) -> ReadOnlyRuleset:
+    """Everything readable; writable only /dev/null and `writable_dir`."""
+    handled = write_rights(abi_version())
+    attr = _RulesetAttr(handled)
+    fd = _syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
+                  ctypes.c_uint32(0))
+    try:
+        _allow(fd, "/dev/null", handled & FILE_RIGHTS)
+        _allow(fd, writable_dir, handled)
+    except OSError:
+        os.close(fd)
+        raise
+    return ReadOnlyRuleset(fd)
+
+
+def _allow(ruleset_fd: int, path: str, rights: int) -> None:
+    path_fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        rule = _PathBeneathAttr(rights, path_fd)
+        _syscall(ADD_RULE, ctypes.c_int(ruleset_fd), ctypes.c_int(RULE_PATH_BENEATH),
+                 ctypes.byref(rule), ctypes.c_uint32(0))
+    finally:
+        os.close(path_fd)

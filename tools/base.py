@@ -1,0 +1,66 @@
+"""The Tool record and the ToolResult every call ends in.
+
+A tool is data: a name, a description and a JSON schema for the model, a handler
+for the executor, and three flags the hooks read: `read_only` (can never change
+anything), `allowed_in_plan_mode` (changes only session state, like TodoWrite)
+and `requires_user` (always reaches the user, in every permission mode). A tool
+whose safety depends on its arguments, like Bash, carries a `judge` instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from readonly_bash.judgement import Judgement
+
+
+@dataclass
+class ToolResult:
+    """What goes back to the model as the call's result.
+
+    `end_turn` stops the turn after this result (a rejected plan); `follow_up`
+    is a real user message added after the results (plan feedback).
+    """
+
+    content: str
+    is_error: bool = False
+    end_turn: bool = False
+    follow_up: str | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Callable[[dict[str, Any]], ToolResult]
+    read_only: bool = False
+    allowed_in_plan_mode: bool = False
+    requires_user: bool = False
+    judge: Callable[[dict[str, Any]], Judgement] | None = None
+
+    def schema(self) -> dict[str, Any]:
+        """The Chat Completions `tools` entry for this tool."""
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description,
+                             "parameters": self.parameters}}
+
+    def judge_call(self, args: dict[str, Any]) -> Judgement:
+        """Can this call change anything? Flags first, then the tool's own judge."""
+        if self.read_only:
+            return Judgement(True)
+        if self.judge is not None:
+            return self.judge(args)
+        return Judgement(False, rule="writes", token=self.name)
+
+
+def error(message: str) -> ToolResult:
+    return ToolResult(message, is_error=True)
+
+
+def object_schema(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON schema for an object with these required and optional properties."""
+    properties = {**required, **(optional or {})}
+    return {"type": "object", "properties": properties, "required": list(required),
+            "additionalProperties": False}

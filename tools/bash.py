@@ -1,0 +1,83 @@
+"""Bash: run a shell command in the workspace.
+
+Its `judge` is the read-only classifier (readonly_bash), which the hooks read:
+the plan-mode guard lets only read-only commands through, and build mode asks
+before any other. While planning, the command also runs inside the Landlock
+sandbox (sandbox/landlock.py) with a private temporary folder that is removed
+afterwards, and with git's config-driven programs (fsmonitor, hooks, pager)
+switched off.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from readonly_bash.judgement import Judgement
+from sandbox import landlock
+from state import AppState
+from tools.base import Tool, ToolResult, error, object_schema
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 600
+MAX_OUTPUT = 30_000
+QUIET_GIT = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
+             "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
+             "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null"}
+
+
+def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], Judgement],
+                   sandbox_abi: Callable[[], int] = landlock.abi_version) -> Tool:
+    def run(args: dict[str, Any]) -> ToolResult:
+        timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
+        sandboxed = state.plan_mode and sandbox_abi() > 0
+        scratch = tempfile.mkdtemp(prefix="stepagent-bash-")
+        env = {**os.environ, **QUIET_GIT, "TMPDIR": scratch}
+        ruleset = landlock.read_only_ruleset(scratch) if sandboxed else None
+        try:
+            return _run(args["command"], workspace, env, timeout, ruleset)
+        finally:
+            if ruleset:
+                ruleset.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    return Tool("Bash", "Run a bash command in the workspace and return its output and exit code. "
+                "While planning only read-only commands run (ls, cat, grep, find without actions, "
+                "git status/log/diff/show…).",
+                object_schema({"command": {"type": "string"}},
+                              {"timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT,
+                                           "description": "Seconds (default 120)."}}),
+                run, judge=lambda args: classify(args["command"]))
+
+
+def _run(command: str, workspace: Path, env: dict[str, str], timeout: int,
+         ruleset: landlock.ReadOnlyRuleset | None) -> ToolResult:
+    process = subprocess.Popen(["bash", "-c", command], cwd=workspace, env=env, text=True,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True,
+                               preexec_fn=ruleset.restrict if ruleset else None)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        return error(f"The command timed out after {timeout} s and was stopped.")
+    except BaseException:
+        _kill(process)
+        raise
+    if len(output) > MAX_OUTPUT:
+        output = output[:MAX_OUTPUT] + f"\n… output cut at {MAX_OUTPUT} characters."
+    text = (output.rstrip("\n") or "(no output)") + f"\n[exit code {process.returncode}]"
+    return ToolResult(text, is_error=process.returncode != 0)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.communicate()

@@ -1,0 +1,101 @@
+"""Read, Write and Edit: the file tools. Read is read-only; Write and Edit change
+files, so the plan-mode guard denies them and build mode asks before them.
+
+Write and Edit refuse paths outside the workspace and write atomically (a
+temporary file renamed over the target), so an interrupted write leaves the old
+file whole.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tools.base import Tool, ToolResult, error, object_schema
+from tools.paths import outside_workspace, resolve, shown
+
+READ_LIMIT = 2000
+LINE_WIDTH = 2000
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def make_file_tools(workspace: Path) -> list[Tool]:
+    def read(args: dict[str, Any]) -> ToolResult:
+        path = resolve(workspace, args["file_path"])
+        if path.is_dir():
+            return error(f"{shown(workspace, path)} is a directory; use Glob or Bash ls to list it.")
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            return error(f"Cannot read {shown(workspace, path)}: {exc.strerror}.")
+        start = max(int(args.get("offset", 1)), 1)
+        limit = int(args.get("limit", READ_LIMIT))
+        chosen = lines[start - 1:start - 1 + limit]
+        body = "\n".join(f"{n:6}\t{line[:LINE_WIDTH]}" for n, line in enumerate(chosen, start))
+        remaining = len(lines) - (start - 1 + len(chosen))
+        more = f"\n… {remaining} more lines; read on with offset={start + len(chosen)}." if remaining > 0 else ""
+        return ToolResult((body or "(empty file)") + more)
+
+    def write(args: dict[str, Any]) -> ToolResult:
+        path = resolve(workspace, args["file_path"])
+        refusal = outside_workspace(workspace, path)
+        if refusal:
+            return error(refusal)
+        existed = path.exists()
+        try:
+            write_atomically(path, args["content"])
+        except OSError as exc:
+            return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
+        verb = "Overwrote" if existed else "Created"
+        return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).")
+
+    def edit(args: dict[str, Any]) -> ToolResult:
+        path = resolve(workspace, args["file_path"])
+        refusal = outside_workspace(workspace, path)
+        if refusal:
+            return error(refusal)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            return error(f"Cannot read {shown(workspace, path)}: {exc.strerror}.")
+        old, new = args["old_string"], args["new_string"]
+        count = text.count(old) if old else 0
+        if count == 0:
+            return error("old_string was not found in the file; Read it and copy the text exactly.")
+        if count > 1 and not args.get("replace_all"):
+            return error(f"old_string occurs {count} times; add context to make it unique, "
+                         "or set replace_all.")
+        write_atomically(path, text.replace(old, new))
+        return ToolResult(f"Edited {shown(workspace, path)}: {count if args.get('replace_all') else 1} "
+                          "replacement(s).")
+
+    path_arg = {"type": "string", "description": "Path, absolute or relative to the workspace."}
+    return [
+        Tool("Read", "Read a text file with line numbers. Use offset and limit for long files.",
+             object_schema({"file_path": path_arg},
+                           {"offset": {"type": "integer", "minimum": 1},
+                            "limit": {"type": "integer", "minimum": 1}}),
+             read, read_only=True),
+        Tool("Write", "Create or overwrite a file inside the workspace with the given content.",
+             object_schema({"file_path": path_arg, "content": {"type": "string"}}), write),
+        Tool("Edit", "Replace old_string with new_string in a file inside the workspace. "
+             "old_string must match exactly and be unique unless replace_all is true.",
+             object_schema({"file_path": path_arg, "old_string": {"type": "string"},
+                            "new_string": {"type": "string"}},
+                           {"replace_all": {"type": "boolean"}}), edit),
+    ]

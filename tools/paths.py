@@ -1,0 +1,29 @@
+"""Where a tool's path points, and whether it stays inside the workspace.
+
+Paths are resolved against the workspace (the current directory) with links
+followed, so `../x` and a link that points outside are both caught.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def resolve(workspace: Path, file_path: str) -> Path:
+    path = Path(file_path).expanduser()
+    return (path if path.is_absolute() else workspace / path).resolve()
+
+
+def outside_workspace(workspace: Path, path: Path) -> str:
+    """An error message when `path` is outside the workspace, else ''."""
+    if path == workspace.resolve() or workspace.resolve() in path.parents:
+        return ""
+    return f"{path} is outside the workspace {workspace}; only files inside it can be changed."
+
+
+def shown(workspace: Path, path: Path) -> str:
+    """The path as the model should see it: relative inside the workspace."""
+    try:
+        return str(path.relative_to(workspace.resolve()))
+    except ValueError:
+        return str(path)

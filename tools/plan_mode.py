@@ -1,0 +1,84 @@
+"""EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out.
+
+ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is
+injected by index.py (a fake in tests) and answers with a PlanReview. The three
+outcomes:
+  approve  → plan saved, plan mode left through state.leave_plan_mode, model told to start
+  feedback → "not approved" as the result, the feedback as a real user message
+  reject   → the turn ends after this result; plan mode stays on
+A rejection is a state the model is told about, never an error to retry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from plan_file import save_plan
+from state import AppState
+from tools.base import Tool, ToolResult, error, object_schema
+
+ENTERED = """Plan mode is on. Do not write or edit any files yet.
+1. Find the relevant code with Glob, Grep and read-only Bash.
+2. Read the key files until you understand how they fit together.
+3. If a decision is genuinely the user's, ask in your reply; otherwise choose sensible defaults.
+4. Design the change: which files, what changes, in what order, how to verify.
+5. Call ExitPlanMode with the plan as markdown.
+6. Wait for the user's review; start only after approval."""
+NOT_APPROVED = ("The user did not approve the plan. You are still in plan mode: read the user's "
+                "message that follows, revise the plan, and call ExitPlanMode again.")
+REJECTED = ("The user rejected the plan and wants to talk it over. You are still in plan mode. "
+            "Do not call ExitPlanMode again until the user has spoken.")
+
+
+@dataclass(frozen=True)
+class PlanReview:
+    outcome: Literal["approve", "feedback", "reject"]
+    feedback: str = ""
+
+    @classmethod
+    def from_answer(cls, answer: str) -> "PlanReview":
+        """y approves, n rejects, any other text is feedback (empty counts as n)."""
+        text = answer.strip()
+        if text.lower() in {"y", "yes"}:
+            return cls("approve")
+        if text.lower() in {"", "n", "no"}:
+            return cls("reject")
+        return cls("feedback", text)
+
+
+def make_plan_mode_tools(workspace: Path, state: AppState,
+                         present: Callable[[str], PlanReview]) -> list[Tool]:
+    def enter(args: dict[str, Any]) -> ToolResult:
+        if not state.enter_plan_mode("EnterPlanMode"):
+            return ToolResult("Plan mode is already on.\n" + ENTERED)
+        return ToolResult(ENTERED)
+
+    def exit_plan(args: dict[str, Any]) -> ToolResult:
+        plan = args["plan"].strip()
+        if not plan:
+            return error("The plan is empty; write the plan as markdown in the plan argument.")
+        review = present(plan)
+        if review.outcome == "feedback":
+            return ToolResult(NOT_APPROVED, follow_up=review.feedback)
+        if review.outcome == "reject":
+            return ToolResult(REJECTED, end_turn=True)
+        try:
+            where = f"The plan is saved at {save_plan(workspace, state.session_id, plan)}."
+        except OSError as exc:
+            where = f"The plan could not be saved ({exc.strerror}); it is quoted below."
+        state.leave_plan_mode("ExitPlanMode approval")
+        return ToolResult("The user approved your plan. Plan mode is off: you can now make changes. "
+                          f"{where} Start with updating your todo list if you keep one.\n\n"
+                          f"## Approved Plan:\n{plan}")
+
+    return [
+        Tool("EnterPlanMode", "Switch to plan mode before a non-trivial change: research with "
+             "read-only tools, then present a plan with ExitPlanMode. No approval needed to enter.",
+             object_schema({}), enter, allowed_in_plan_mode=True),
+        Tool("ExitPlanMode", "Present your implementation plan (markdown) to the user for approval. "
+             "This is the only way to leave plan mode; never ask 'is this plan OK?' in prose.",
+             object_schema({"plan": {"type": "string", "description": "The plan, in markdown."}}),
+             exit_plan, allowed_in_plan_mode=True, requires_user=True),
+    ]

@@ -1,0 +1,87 @@
+"""Glob and Grep: read-only search, run by ripgrep so they respect .gitignore and
+stay fast on large trees (see bench/search.py for the figures).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tools.base import Tool, ToolResult, error, object_schema
+from tools.paths import resolve, shown
+
+MAX_RESULTS = 200
+TIMEOUT_SECONDS = 60
+
+
+def ripgrep() -> str:
+    """The rg that came with this environment's ripgrep wheel, else the one on PATH."""
+    beside_python = Path(sys.executable).with_name("rg")
+    if beside_python.exists():
+        return str(beside_python)
+    found = shutil.which("rg")
+    if not found:
+        raise FileNotFoundError("ripgrep (rg) is not installed; install the requirements first.")
+    return found
+
+
+def run_ripgrep(arguments: list[str], cwd: Path) -> tuple[list[str], str]:
+    """rg's output lines and its error text ('' when it ran cleanly)."""
+    try:
+        done = subprocess.run([ripgrep(), "--color", "never", *arguments], cwd=cwd,
+                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [], str(exc)
+    if done.returncode > 1:
+        return [], done.stderr.strip() or f"rg exited with {done.returncode}"
+    return done.stdout.splitlines(), ""
+
+
+def _capped(lines: list[str], what: str) -> str:
+    if not lines:
+        return f"No {what} found."
+    text = "\n".join(lines[:MAX_RESULTS])
+    if len(lines) > MAX_RESULTS:
+        text += f"\n… {len(lines) - MAX_RESULTS} more {what}; narrow the pattern or the path."
+    return text
+
+
+def make_search_tools(workspace: Path) -> list[Tool]:
+    def where(args: dict[str, Any]) -> Path:
+        return resolve(workspace, args.get("path") or ".")
+
+    def glob(args: dict[str, Any]) -> ToolResult:
+        root = where(args)
+        if not root.is_dir():
+            return error(f"{shown(workspace, root)} is not a directory.")
+        lines, problem = run_ripgrep(["--files", "--hidden", "--glob", "!.git",
+                                      "--glob", args["pattern"]], root)
+        if problem:
+            return error(f"Glob failed: {problem}")
+        return ToolResult(_capped(sorted(lines), "files"))
+
+    def grep(args: dict[str, Any]) -> ToolResult:
+        root = where(args)
+        if not root.exists():
+            return error(f"{shown(workspace, root)} does not exist.")
+        filters = ["--glob", args["glob"]] if args.get("glob") else []
+        target = [] if root.is_dir() else [root.name]
+        lines, problem = run_ripgrep(["--line-number", "--no-heading", "--hidden", "--glob", "!.git",
+                                      *filters, "-e", args["pattern"], *target],
+                                     root if root.is_dir() else root.parent)
+        if problem:
+            return error(f"Grep failed: {problem}")
+        return ToolResult(_capped(lines, "matching lines"))
+
+    optional_path = {"path": {"type": "string", "description": "Folder to search (default: workspace)."}}
+    return [
+        Tool("Glob", "List files matching a glob pattern such as '**/*.py', respecting .gitignore.",
+             object_schema({"pattern": {"type": "string"}}, optional_path), glob, read_only=True),
+        Tool("Grep", "Search file contents for a regular expression (ripgrep syntax); "
+             "prints file:line:text. Narrow with glob, e.g. '*.py'.",
+             object_schema({"pattern": {"type": "string"}},
+                           {**optional_path, "glob": {"type": "string"}}), grep, read_only=True),
+    ]

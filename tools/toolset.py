@@ -1,0 +1,26 @@
+"""The tool set of a session, built in one place so index.py and tests agree.
+
+The UI callbacks a tool needs (ExitPlanMode's `present`) come in from the caller.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from readonly_bash.classify import classify
+from readonly_bash.judgement import Judgement
+from state import AppState
+from tools.base import Tool
+from tools.bash import make_bash_tool
+from tools.files import make_file_tools
+from tools.plan_mode import PlanReview, make_plan_mode_tools
+from tools.search import make_search_tools
+
+
+def build_tools(workspace: Path, state: AppState, present: Callable[[str], PlanReview],
+                bash_classifier: Callable[[str], Judgement] = classify) -> dict[str, Tool]:
+    tools = [*make_file_tools(workspace), *make_search_tools(workspace),
+             make_bash_tool(workspace, state, bash_classifier),
+             *make_plan_mode_tools(workspace, state, present)]
+    return {tool.name: tool for tool in tools}

@@ -1,0 +1,43 @@
+"""The callbacks the core takes from the UI: present a plan, approve a call.
+
+Interactive ones ask through `ask` (prompt-toolkit in the REPL, a fake in tests).
+Headless ones (-p) cannot ask anyone: a plan is shown but not approved, so the
+turn ends with no plan file, and a permission question is answered no.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from tools.plan_mode import PlanReview
+from ui.console import ConsoleView
+
+
+def interactive_present(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[str], PlanReview]:
+    def present(plan: str) -> PlanReview:
+        view.show_plan(plan)
+        return PlanReview.from_answer(ask("Approve this plan? y = approve, n = reject, "
+                                          "or type feedback: "))
+    return present
+
+
+def interactive_approve(ask: Callable[[str], str]) -> Callable[[str], bool]:
+    def approve(question: str) -> bool:
+        return ask(f"{question} [y/N] ").strip().lower() in {"y", "yes"}
+    return approve
+
+
+def headless_present(view: ConsoleView, shown_plans: list[str]) -> Callable[[str], PlanReview]:
+    def present(plan: str) -> PlanReview:
+        shown_plans.append(plan)
+        view.notice("The plan cannot be approved in -p mode; the turn ends and nothing is changed.",
+                    style="yellow")
+        return PlanReview("reject")
+    return present
+
+
+def headless_approve(view: ConsoleView) -> Callable[[str], bool]:
+    def approve(question: str) -> bool:
+        view.notice(f"{question} → no (-p cannot ask; use --mode yolo to allow)", style="yellow")
+        return False
+    return approve
