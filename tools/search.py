@@ -15,6 +15,7 @@ from tools.paths import resolve, shown
 
 MAX_RESULTS = 200
 TIMEOUT_SECONDS = 60
+NOTHING_SEARCHED = "No files were searched"
 
 
 def ripgrep() -> str:
@@ -35,7 +36,7 @@ def run_ripgrep(arguments: list[str], cwd: Path) -> tuple[list[str], str]:
                               capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return [], str(exc)
-    if done.returncode > 1:
+    if done.returncode > 1 and NOTHING_SEARCHED not in done.stderr:
         return [], done.stderr.strip() or f"rg exited with {done.returncode}"
     return done.stdout.splitlines(), ""
 

@@ -1,0 +1,88 @@
+"""A whole session wired as index.py wires it, with a scripted model and fake UI.
+
+Tests drive it like a user: script the model's turns, queue the answers the
+user will give, run a turn, then look at files, tool results and requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from agent import Agent
+from executor import CallReport, Executor
+from index import build_hooks
+from models.scripted import ScriptedModel
+from readonly_bash.classify import classify
+from readonly_bash.judgement import Judgement
+from state import AppState, PermissionMode
+from tools.plan_mode import PlanReview
+from tools.toolset import build_tools
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def turn(text: str = "", *calls: dict[str, Any]) -> dict[str, Any]:
+    return {"text": text, "tool_calls": list(calls)}
+
+
+@dataclass
+class Session:
+    workspace: Path
+    turns: list[dict[str, Any]]
+    plan_answers: list[str] = field(default_factory=list)
+    permission_answers: list[bool] = field(default_factory=list)
+    mode: str = "build"
+    classifier: Callable[[str], Judgement] = classify
+    shown_plans: list[str] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    reports: list[CallReport] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.state = AppState()
+        self.state.select(self.mode, "test")
+        self.model = ScriptedModel(self.turns)
+        tools = build_tools(self.workspace, self.state, self._present, self.classifier)
+        self.executor = Executor(tools, build_hooks(), self.state, self._approve,
+                                 report=self.reports.append)
+        self.agent = Agent(self.model, self.executor, self.state, self.workspace)
+
+    def _present(self, plan: str) -> PlanReview:
+        self.shown_plans.append(plan)
+        return PlanReview.from_answer(self.plan_answers.pop(0))
+
+    def _approve(self, question: str) -> bool:
+        self.questions.append(question)
+        return self.permission_answers.pop(0)
+
+    def run(self, text: str = "go"):
+        return self.agent.run_turn(text)
+
+    def tool_results(self) -> list[str]:
+        return [m["content"] for m in self.agent.messages if m["role"] == "tool"]
+
+    def last_request(self) -> list[dict[str, Any]]:
+        return self.model.requests[-1]
+
+    @property
+    def permission(self) -> PermissionMode:
+        return self.state.permission_mode
+
+
+def assert_valid_history(messages: list[dict[str, Any]]) -> None:
+    """Every tool call is answered by exactly one tool message before the next
+    assistant message, and no tool message answers an unknown call."""
+    open_ids: list[str] = []
+    for message in messages:
+        if message["role"] == "assistant":
+            assert not open_ids, f"tool calls without results: {open_ids}"
+            open_ids = [c["id"] for c in message.get("tool_calls", [])]
+        elif message["role"] == "tool":
+            assert message["tool_call_id"] in open_ids, f"orphan tool result {message['tool_call_id']}"
+            open_ids.remove(message["tool_call_id"])
+        elif message["role"] == "user":
+            assert not open_ids, f"user message before tool results for {open_ids}"
+    assert not open_ids, f"tool calls without results: {open_ids}"

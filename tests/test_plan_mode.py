@@ -1,0 +1,231 @@
+"""Plan mode end to end on a scripted model: the three lines of defence and their outcomes."""
+
+from __future__ import annotations
+
+import json
+
+from plan_file import plan_path
+from tests.harness import Session, assert_valid_history, call, turn
+
+PLAN = "1. Create hello.txt\n2. Check it"
+
+
+def test_plan_mode_denies_write_allows_read_and_nothing_changes(workspace):
+    (workspace / "notes.md").write_text("hello\n")
+    session = Session(workspace, [
+        turn("", call("Read", file_path="notes.md"), call("Write", file_path="x.txt", content="x"),
+             call("Edit", file_path="notes.md", old_string="hello", new_string="bye")),
+        turn("done")], mode="plan")
+    session.run()
+    read, write, edit = session.tool_results()
+    assert "hello" in read
+    assert "plan-mode-guard" in write and "ExitPlanMode" in write
+    assert "plan-mode-guard" in edit
+    assert not (workspace / "x.txt").exists()
+    assert (workspace / "notes.md").read_text() == "hello\n"
+
+
+def test_plan_mode_section_comes_first_in_the_system_prompt(workspace):
+    session = Session(workspace, [turn("a"), turn("b")], mode="plan")
+    session.run()
+    system = session.last_request()[0]
+    assert system["role"] == "system" and system["content"].startswith("# Plan Mode (ACTIVE)")
+    session.state.select("build", "test")
+    session.run()
+    assert "Plan Mode" not in session.last_request()[0]["content"]
+
+
+def test_approve_saves_plan_leaves_plan_mode_and_write_then_runs(workspace):
+    session = Session(workspace, [
+        turn("", call("Write", file_path="hello.txt", content="early")),
+        turn("", call("ExitPlanMode", plan=PLAN)),
+        turn("", call("Write", file_path="hello.txt", content="hi")),
+        turn("done")], mode="plan", plan_answers=["y"], permission_answers=[True])
+    session.state.select("edit", "test")
+    session.state.enter_plan_mode("test")
+    outcome = session.run()
+    assert outcome.ending == "answered"
+    assert (workspace / "hello.txt").read_text() == "hi"
+    saved = plan_path(workspace, session.state.session_id)
+    assert saved.read_text().strip() == PLAN
+    approved = session.tool_results()[1]
+    assert str(saved) in approved and PLAN in approved
+    assert not session.state.plan_mode
+    assert session.permission.value == "edit", "leaving plan returns to the mode in force before"
+    assert session.questions == [], "edit mode writes without asking"
+
+
+def test_feedback_keeps_plan_mode_and_arrives_as_a_user_message(workspace):
+    session = Session(workspace, [
+        turn("", call("ExitPlanMode", plan=PLAN)),
+        turn("revised", call("ExitPlanMode", plan=PLAN + "\n3. Add tests")),
+        turn("ok")], mode="plan", plan_answers=["please add tests", "y"])
+    session.run()
+    first_result = session.model.requests[1][-2]
+    feedback = session.model.requests[1][-1]
+    assert first_result["role"] == "tool" and "not approve" in first_result["content"]
+    assert feedback == {"role": "user", "content": "please add tests"}
+    assert len(session.shown_plans) == 2
+    assert not session.state.plan_mode
+
+
+def test_reject_ends_the_turn_and_plan_mode_stays_on(workspace):
+    session = Session(workspace, [
+        turn("", call("ExitPlanMode", plan=PLAN), call("Write", file_path="a.txt", content="a")),
+        turn("never reached")], mode="plan", plan_answers=["n"])
+    outcome = session.run()
+    assert outcome.ending == "plan_rejected"
+    assert len(session.model.requests) == 1, "the model is not asked again after a rejection"
+    assert session.state.plan_mode
+    assert not (workspace / ".stepagent").exists(), "no plan file for a rejected plan"
+    assert_valid_history(session.agent.messages)
+
+
+def test_exit_plan_mode_outside_plan_mode_is_denied(workspace):
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      mode="yolo")
+    session.run()
+    assert "plan mode is not active" in session.tool_results()[0]
+    assert session.shown_plans == []
+
+
+def test_enter_plan_mode_needs_no_approval_and_turns_the_guard_on(workspace):
+    session = Session(workspace, [
+        turn("", call("EnterPlanMode"), call("Write", file_path="a.txt", content="a")),
+        turn("ok")])
+    session.run()
+    assert session.state.plan_mode and session.questions == []
+    assert not (workspace / "a.txt").exists()
+
+
+def test_user_leaving_plan_by_command_is_told_to_the_model_once(workspace):
+    session = Session(workspace, [turn("a"), turn("b"), turn("c")], mode="plan")
+    session.run()
+    session.state.select("build", "/mode build")
+    session.run()
+    session.run()
+    reminders = [m for m in session.agent.messages if "Plan mode has ended" in str(m["content"])]
+    assert len(reminders) == 1
+    assert reminders[0] in session.model.requests[1]
+
+
+def test_yolo_does_not_lift_plan_mode(workspace):
+    session = Session(workspace, [turn("", call("Bash", command="touch made.txt")), turn("ok")],
+                      mode="yolo")
+    session.state.enter_plan_mode("test")
+    session.run()
+    assert "plan-mode-guard" in session.tool_results()[0]
+    assert not (workspace / "made.txt").exists()
+
+
+def test_failure_mode_1_prompt_is_identical_after_repeated_enter_and_exit(workspace):
+    session = Session(workspace, [turn(str(i)) for i in range(12)])
+    session.run()
+    start = session.agent.system_prompt()
+    for _ in range(5):
+        session.state.enter_plan_mode("test")
+        session.run()
+        session.state.leave_plan_mode("test")
+        session.run()
+    assert session.agent.system_prompt() == start
+    assert session.last_request()[0]["content"] == start
+    assert session.agent.system_prompt().count("Plan Mode") == 0
+
+
+def test_failure_mode_3_a_yes_cannot_override_a_plan_mode_denial(workspace):
+    session = Session(workspace, [
+        turn("", call("Write", file_path="a.txt", content="a"), call("Bash", command="rm -rf x")),
+        turn("ok")], mode="plan", permission_answers=[True, True])
+    (workspace / "x").mkdir()
+    session.run()
+    assert session.questions == [], "plan-mode denials are never turned into questions"
+    assert not (workspace / "a.txt").exists() and (workspace / "x").exists()
+    assert all(r.verdict.hook == "plan-mode-guard" for r in session.reports)
+
+
+def test_failure_mode_4_missing_plans_folder_is_created(workspace):
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      mode="plan", plan_answers=["y"])
+    assert not (workspace / ".stepagent").exists()
+    session.run()
+    assert plan_path(workspace, session.state.session_id).exists()
+
+
+def test_failure_mode_4_unwritable_plans_folder_still_leaves_plan_mode(workspace):
+    (workspace / ".stepagent").write_text("a file where the folder should be")
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      mode="plan", plan_answers=["y"])
+    session.run()
+    assert not session.state.plan_mode
+    assert "could not be saved" in session.tool_results()[0] and PLAN in session.tool_results()[0]
+
+
+def test_failure_mode_4_rejection_is_not_an_error_to_retry(workspace):
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN))] * 5,
+                      mode="plan", plan_answers=["n"] * 5)
+    session.run()
+    assert len(session.shown_plans) == 1
+
+
+def test_plan_file_name_replaces_unsafe_characters(workspace):
+    assert plan_path(workspace, "sess_a/../b c").name == "plan-sess_a----b-c.md"
+
+
+def test_failure_mode_8_interrupt_during_tools_leaves_a_valid_history(workspace):
+    session = Session(workspace, [
+        turn("", call("Read", file_path="a"), call("Write", file_path="b", content="b"),
+             call("Read", file_path="c")),
+        turn("after")], mode="yolo")
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    tools = session.executor.tools
+    tools["Write"] = tools["Write"].__class__(**{**tools["Write"].__dict__, "handler": interrupted})
+    outcome = session.run()
+    assert outcome.ending == "interrupted"
+    assert_valid_history(session.agent.messages)
+    assert len(session.tool_results()) == 3
+    session.run("next")
+    assert_valid_history(session.model.requests[-1][1:])
+
+
+def test_failure_mode_8_interrupt_while_streaming_keeps_history_valid(workspace):
+    session = Session(workspace, [turn("one two three", call("Read", file_path="a")), turn("ok")])
+    session.agent.on_text = lambda piece: (_ for _ in ()).throw(KeyboardInterrupt)
+    assert session.run().ending == "interrupted"
+    session.agent.on_text = lambda piece: None
+    session.run("again")
+    assert_valid_history(session.model.requests[-1][1:])
+
+
+def test_failure_mode_8_step_limit_leaves_every_call_answered(workspace):
+    session = Session(workspace, [turn("", call("Glob", pattern="*"))] * 10)
+    session.agent.max_steps = 3
+    outcome = session.run()
+    assert outcome.ending == "step_limit"
+    assert_valid_history(session.agent.messages)
+
+
+def test_every_call_gets_one_result_for_bad_calls(workspace):
+    session = Session(workspace, [turn("", {"name": "Nope", "arguments": {}},
+                                       call("Read"), call("Read", file_path=3)), turn("ok")])
+    session.model.turns[0]["tool_calls"].append({"name": "Write", "arguments": {"file_path": "x"}})
+    session.run()
+    results = session.tool_results()
+    assert len(results) == 4
+    assert "no tool named" in results[0]
+    assert "file_path is required" in results[1]
+    assert "must be string" in results[2]
+    assert "content is required" in results[3]
+
+
+def test_tool_schemas_sent_to_the_model_use_the_design_names(workspace):
+    session = Session(workspace, [turn("ok")])
+    session.run()
+    sent = {t["function"]["name"]: t["function"]["parameters"] for t in session.model.tool_schemas[0]}
+    assert set(sent["Read"]["properties"]) == {"file_path", "offset", "limit"}
+    assert set(sent["Edit"]["properties"]) == {"file_path", "old_string", "new_string", "replace_all"}
+    assert sent["ExitPlanMode"]["required"] == ["plan"]
+    assert set(sent["Bash"]["properties"]) == {"command", "timeout"}
+    json.dumps(sent)
