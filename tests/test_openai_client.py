@@ -1,0 +1,101 @@
+"""The real openai client against a local Chat Completions server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from models.base import ModelError
+from models.openai_chat import OpenAIChatModel
+from tests.fake_chat_server import FakeChatServer
+
+ROOT = Path(__file__).resolve().parent.parent
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture
+def server():
+    fake = FakeChatServer()
+    fake.url = fake.start()
+    yield fake
+    fake.stop()
+
+
+def model_for(server, **options) -> OpenAIChatModel:
+    return OpenAIChatModel("fake-model", "test-key", server.url, **options)
+
+
+def test_text_streams_piece_by_piece(server):
+    server.reply_text("Hel", "lo ", "world")
+    pieces: list[str] = []
+    reply = model_for(server).complete(MESSAGES, [], pieces.append)
+    assert pieces == ["Hel", "lo ", "world"]
+    assert reply.text == "Hello world" and reply.tool_calls == []
+    assert server.requests[0]["stream"] is True and server.requests[0]["model"] == "fake-model"
+
+
+def test_parallel_tool_calls_split_across_chunks_are_joined(server):
+    server.reply_tool_calls(("Read", {"file_path": "a.py"}), ("Grep", {"pattern": "def x"}))
+    reply = model_for(server).complete(MESSAGES, [], lambda piece: None)
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
+        ("call_0", "Read", {"file_path": "a.py"}), ("call_1", "Grep", {"pattern": "def x"})]
+
+
+def test_a_500_is_retried_then_succeeds(server):
+    server.fail(500)
+    server.reply_text("recovered")
+    reply = model_for(server).complete(MESSAGES, [], lambda piece: None)
+    assert reply.text == "recovered" and len(server.requests) == 2
+
+
+def test_a_401_is_one_clear_line_about_the_key(server):
+    server.fail(401, "Incorrect API key provided")
+    with pytest.raises(ModelError) as failure:
+        model_for(server).complete(MESSAGES, [], lambda piece: None)
+    assert "OPENAI_API_KEY" in str(failure.value) and "\n" not in str(failure.value)
+    assert len(server.requests) == 1, "a bad key is not retried"
+
+
+def test_an_unknown_model_names_the_model(server):
+    server.fail(404, "The model does not exist")
+    with pytest.raises(ModelError, match="fake-model"):
+        model_for(server).complete(MESSAGES, [], lambda piece: None)
+
+
+def test_a_refused_connection_names_the_endpoint():
+    model = OpenAIChatModel("m", "k", "http://127.0.0.1:9/v1", max_retries=0)
+    with pytest.raises(ModelError, match="cannot connect to http://127.0.0.1:9/v1"):
+        model.complete(MESSAGES, [], lambda piece: None)
+
+
+def test_headless_session_against_the_server_denies_a_write_while_planning(server, workspace):
+    server.reply_tool_calls(("Write", {"file_path": "x.txt", "content": "x"}),
+                            ("Read", {"file_path": "missing.txt"}))
+    server.reply_text("The plan is to ", "write x.txt.")
+    env = {**os.environ, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": server.url,
+           "OPENAI_MODEL": "fake-model"}
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--mode", "plan", "-p", "plan it"],
+                          cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "The plan is to write x.txt."
+    assert not (workspace / "x.txt").exists()
+    first, second = server.requests
+    assert first["messages"][0]["content"].startswith("# Plan Mode (ACTIVE)")
+    assert {t["function"]["name"] for t in first["tools"]} >= {"Read", "Write", "ExitPlanMode"}
+    results = [m for m in second["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in results] == ["call_0", "call_1"]
+    assert "plan-mode-guard" in results[0]["content"]
+
+
+def test_headless_reports_a_bad_key_and_exits_non_zero(server, workspace):
+    server.fail(401)
+    env = {**os.environ, "OPENAI_API_KEY": "bad", "OPENAI_BASE_URL": server.url}
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "-p", "hi"], cwd=workspace,
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout == "" and "OPENAI_API_KEY" in done.stderr

@@ -1,0 +1,127 @@
+"""The real REPL in a pseudo-terminal, typed at as a person would."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN = "1. Write made.txt"
+SCRIPT = {"title": "pty", "turns": [
+    {"text": "trying early", "tool_calls": [{"name": "Write", "arguments": {"file_path": "made.txt", "content": "early"}}]},
+    {"text": "presenting", "tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": PLAN}}]},
+    {"text": "writing", "tool_calls": [{"name": "Write", "arguments": {"file_path": "made.txt", "content": "approved"}}]},
+    {"text": "all done"}]}
+
+
+class Terminal:
+    """A pexpect child that answers the cursor-position requests prompt-toolkit
+    sends, as a real terminal does (without them it draws no bottom toolbar)."""
+
+    CPR = re.escape("\x1b[6n")
+
+    def __init__(self, child: pexpect.spawn):
+        self.child = child
+
+    def expect(self, pattern) -> None:
+        patterns = [pattern, self.CPR] + ([] if pattern is pexpect.EOF else [pexpect.EOF])
+        while (index := self.child.expect(patterns)) == 1:
+            self.child.send("\x1b[1;1R")
+        if index == 2:
+            raise AssertionError(f"the REPL exited while waiting for {pattern!r}: {self.child.before[-500:]}")
+
+    def sendline(self, text: str) -> None:
+        self.child.sendline(text)
+
+    def send(self, text: str) -> None:
+        self.child.send(text)
+
+
+@pytest.fixture
+def repl(workspace, tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "120"}
+    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script)],
+                          cwd=str(workspace), env=env, encoding="utf-8", timeout=20,
+                          dimensions=(40, 120))
+    terminal = Terminal(child)
+    terminal.expect("›")
+    yield terminal
+    child.terminate(force=True)
+
+
+def test_plan_denied_write_approve_then_write_lands(repl, workspace):
+    repl.sendline("/plan make a file")
+    repl.expect("denied by plan-mode-guard")
+    repl.expect("approve")
+    assert not (workspace / "made.txt").exists()
+    repl.sendline("y")
+    repl.expect("Allow it in build mode")
+    repl.sendline("y")
+    repl.expect("all done")
+    repl.expect("›")
+    assert (workspace / "made.txt").read_text() == "approved"
+    assert list((workspace / ".stepagent" / "plans").glob("plan-sess_*.md"))
+
+
+def test_feedback_keeps_planning(repl, workspace):
+    repl.sendline("/plan make a file")
+    repl.expect("approve")
+    repl.sendline("please also add tests")
+    repl.expect("writing")
+    repl.expect("denied by plan-mode-guard")
+    repl.expect("›")
+    assert not (workspace / "made.txt").exists()
+    assert not (workspace / ".stepagent").exists()
+
+
+def test_reject_ends_the_turn_and_the_user_speaks_next(repl, workspace):
+    repl.sendline("/plan make a file")
+    repl.expect("approve")
+    repl.sendline("n")
+    repl.expect("Plan rejected")
+    repl.expect("›")
+    repl.sendline("/mode build")
+    repl.expect("mode → build")
+    assert not (workspace / "made.txt").exists()
+
+
+def test_shift_tab_shows_plan_in_the_toolbar_and_exit_leaves(repl):
+    repl.send("\x1b[Z")
+    repl.expect("mode → edit")
+    repl.send("\x1b[Z")
+    repl.send("\x1b[Z")
+    repl.expect("PLAN")
+    repl.sendline("/exit")
+    repl.expect(pexpect.EOF)
+
+
+def test_ctrl_c_cancels_a_running_command_and_the_repl_goes_on(workspace, tmp_path):
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"turns": [
+        {"text": "waiting", "tool_calls": [{"name": "Bash", "arguments": {"command": "sleep 30 && touch late.txt"}}]},
+        {"text": "second turn answered"}]}))
+    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script)],
+                          cwd=str(workspace), env={**os.environ, "TERM": "xterm"},
+                          encoding="utf-8", timeout=20, dimensions=(40, 120))
+    terminal = Terminal(child)
+    try:
+        terminal.expect("›")
+        terminal.sendline("wait please")
+        terminal.expect("Allow it in build mode")
+        terminal.sendline("y")
+        terminal.expect("allowed by you")
+        child.sendintr()
+        terminal.expect("Turn cancelled")
+        terminal.sendline("go on")
+        terminal.expect("second turn answered")
+        assert not (workspace / "late.txt").exists()
+    finally:
+        child.terminate(force=True)
