@@ -56,9 +56,19 @@ class SimpleCommand:
 class Refused(Exception):
     """Raised inside the walk; carries the judgement for the whole command line."""
 
-    def __init__(self, judgement: Judgement):
+    def __init__(self, judgement: Judgement, cut: tuple[int, int] | None = None):
         super().__init__(judgement.rule)
         self.judgement = judgement
+        self.cut = cut
+
+    def judgement_for(self, command: str) -> Judgement:
+        """The judgement; where a part can simply be left out, the command without it."""
+        if self.cut is None:
+            return self.judgement
+        raw = command.encode()
+        rest = (raw[:self.cut[0]] + raw[self.cut[1]:]).decode(errors="replace")
+        alternative = " ".join(rest.split())
+        return Judgement(False, self.judgement.rule, self.judgement.token, alternative)
 
 
 @lru_cache(maxsize=1)
@@ -79,7 +89,7 @@ def parse(command: str) -> list[SimpleCommand] | Judgement:
         _scan_hidden(root)
         _walk(root, commands)
     except Refused as refused:
-        return refused.judgement
+        return refused.judgement_for(command)
     return commands
 
 
@@ -151,8 +161,8 @@ def _redirect(node, commands: list[SimpleCommand]) -> None:
         return
     if op in OUTPUT_OPERATORS or op in {">&", "<&"}:
         if target != "/dev/null" or op == "<>":
-            raise Refused(unsafe("output redirection writes a file", f"{op} {target}".strip(),
-                                 "leave out the redirection, or send output to /dev/null"))
+            raise Refused(unsafe("output redirection writes a file", f"{op} {target}".strip()),
+                          cut=(node.start_byte, node.end_byte))
 
 
 def _word(node) -> Word:

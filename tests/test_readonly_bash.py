@@ -1,0 +1,163 @@
+"""Read-only Bash: the classifier, the sandbox under it, and denials that teach.
+
+Each mutating command is checked twice: in plain bash it really changes
+something; through stepagent in plan mode it changes nothing. Each read-only
+command runs in plan mode and prints what plain bash prints.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from readonly_bash.classify import classify
+from readonly_bash.judgement import READ_ONLY
+from sandbox.landlock import abi_version
+from tests.bash_corpus import CONFIG_DRIVEN, FAMILIES, MUTATING, READ_ONLY as READ_ONLY_COMMANDS
+from tests.bash_corpus import make_scratch, snapshot
+from tests.harness import Session, call, turn
+
+needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    workspace = make_scratch(tmp_path)
+    monkeypatch.chdir(workspace)
+    return workspace
+
+
+def plain_bash(command: str, workspace: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=30)
+
+
+def in_plan_mode(command: str, workspace: Path, classifier=classify) -> str:
+    session = Session(workspace, [turn("", call("Bash", command=command)), turn("ok")],
+                      mode="plan", classifier=classifier)
+    session.run()
+    return session.tool_results()[0]
+
+
+def test_corpus_sizes():
+    assert len(MUTATING) >= 80 and len(set(MUTATING)) == len(MUTATING)
+    assert len(READ_ONLY_COMMANDS) >= 40
+
+
+@pytest.mark.parametrize("command", MUTATING)
+def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command, scratch):
+    root = scratch.parent
+    before = snapshot(root)
+    plain_bash(command, scratch)
+    assert snapshot(root) != before, "the corpus entry must really change something"
+
+    for leftover in list(root.iterdir()):
+        subprocess.run(["rm", "-rf", str(leftover)], check=True)
+    make_scratch(root)
+    before = snapshot(root)
+    result = in_plan_mode(command, scratch)
+    assert snapshot(root) == before
+    assert "plan-mode-guard" in result
+
+
+@pytest.mark.parametrize("command", MUTATING)
+def test_classifier_refuses_every_mutating_command(command):
+    judgement = classify(command)
+    assert not judgement.read_only
+    assert judgement.rule
+
+
+@pytest.mark.parametrize("command", READ_ONLY_COMMANDS)
+def test_read_only_command_runs_in_plan_mode_with_bash_output(command, scratch):
+    assert classify(command).read_only, classify(command)
+    expected = plain_bash(command, scratch)
+    before = snapshot(scratch.parent)
+    result = in_plan_mode(command, scratch)
+    assert snapshot(scratch.parent) == before
+    output, _, code = result.rpartition("\n")
+    assert code == "[exit code 0]", result
+    assert output == (expected.stdout + expected.stderr).rstrip("\n") or "(no output)"
+
+
+@needs_landlock
+@pytest.mark.parametrize("command", sorted(CONFIG_DRIVEN))
+def test_repository_config_that_runs_programs_changes_nothing(command, scratch):
+    subprocess.run(["bash", "-c", CONFIG_DRIVEN[command]], cwd=scratch, check=True)
+    assert classify(command).read_only, "the command itself looks read-only"
+    before = snapshot(scratch.parent)
+    in_plan_mode(command, scratch)
+    assert snapshot(scratch.parent) == before
+    plain_bash(command, scratch)
+    assert (scratch / "made.txt").exists(), "in plain bash the config really runs the program"
+
+
+@needs_landlock
+@pytest.mark.parametrize("command", ["touch made.txt", "echo x > f.txt", "rm -rf dir",
+                                     "echo x > ../outside/o.txt", "git commit -qam x"])
+def test_sandbox_stops_writes_the_classifier_let_through(command, scratch):
+    before = snapshot(scratch.parent)
+    result = in_plan_mode(command, scratch, classifier=lambda text: READ_ONLY)
+    assert snapshot(scratch.parent) == before
+    assert "[exit code 0]" not in result
+
+
+@needs_landlock
+def test_sandbox_leaves_a_private_temporary_folder_that_is_removed(scratch):
+    result = in_plan_mode('echo x > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "$TMPDIR"', scratch,
+                          classifier=lambda text: READ_ONLY)
+    folder = result.splitlines()[1]
+    assert result.startswith("x\n") and "[exit code 0]" in result
+    assert folder.startswith("/") and not Path(folder).exists()
+
+
+def test_outside_plan_mode_bash_is_not_sandboxed(scratch):
+    session = Session(scratch, [turn("", call("Bash", command="touch made.txt")), turn("ok")],
+                      mode="yolo")
+    session.run()
+    assert (scratch / "made.txt").exists()
+
+
+@pytest.mark.parametrize("command, token, alternative", [
+    ("sed -i s/a/b/ f.txt", "-i", "sed -n"),
+    ("git diff --output=x", "--output=x", "git diff"),
+    ("cat f.txt > g.txt", "> g.txt", "cat f.txt"),
+    ("find . -delete", "-delete", "find without the action"),
+    ("sort -o out f.txt", "-o", "sort FILE"),
+])
+def test_denials_name_the_rule_the_token_and_an_alternative(command, token, alternative, scratch):
+    result = in_plan_mode(command, scratch)
+    assert "plan-mode-guard" in result and "rule:" in result
+    assert repr(token) in result
+    assert alternative in result
+
+
+@pytest.mark.parametrize("command", ["git merge-base HEAD HEAD", "ls -la", "git log --oneline",
+                                     "grep -rn rm .", "cat rm.txt", "echo git push"])
+def test_whole_tokens_not_substrings(command):
+    assert classify(command).read_only
+
+
+def test_unparseable_commands_are_not_read_only():
+    assert not classify("ls (").read_only
+    assert not classify("").read_only
+
+
+def test_build_mode_asks_only_for_commands_that_are_not_read_only(scratch):
+    session = Session(scratch, [turn("", call("Bash", command="git log --oneline"),
+                                     call("Bash", command="git commit -qam x")), turn("ok")],
+                      permission_answers=[False])
+    session.run()
+    assert len(session.questions) == 1 and "Bash" in session.questions[0]
+
+
+def test_families_cover_the_issue():
+    assert {"redirection", "find actions", "sed", "git", "interpreters", "shells and wrappers",
+            "obfuscation"} <= set(FAMILIES)
+    assert os.path.sep == "/"
