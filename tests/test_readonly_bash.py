@@ -17,8 +17,8 @@ import pytest
 from readonly_bash.classify import classify
 from readonly_bash.judgement import READ_ONLY
 from sandbox.landlock import abi_version
-from tests.bash_corpus import CONFIG_DRIVEN, FAMILIES, MUTATING, READ_ONLY as READ_ONLY_COMMANDS
-from tests.bash_corpus import make_scratch, snapshot
+from step42_plan_mode.bash_corpus import CONFIG_DRIVEN, FAMILIES, MUTATING, READ_ONLY as READ_ONLY_COMMANDS
+from step42_plan_mode.bash_corpus import make_scratch, snapshot
 from tests.harness import Session, call, turn
 
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")

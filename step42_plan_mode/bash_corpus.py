@@ -1,10 +1,11 @@
 """The Bash corpus: commands that change something, and commands a planner needs.
 
-Every MUTATING command is proved, in the tests, to change the scratch folder
+Lesson material and test data at once: quiz.py asks learners about these
+commands, and tests/test_readonly_bash.py proves each one. Every MUTATING
+command is proved to change the scratch folder
 (or a file outside the workspace, or $HOME) when run in plain bash, and to
 change nothing when stepagent runs it in plan mode. Every READ_ONLY command must
-run in plan mode and print what plain bash prints. The lesson quiz
-(step42_plan_mode/quiz.py) is drawn from this file too.
+run in plan mode and print what plain bash prints.
 
 CONFIG_DRIVEN commands look read-only and are classified so, but the scratch
 repository's own config makes git run a program; only the sandbox (and, for

@@ -1,0 +1,35 @@
+"""The fixed prompt cost: system prompt plus tool schemas, in plan and in build mode.
+
+Tokens are estimated at four characters per token. Target: ≤ 10,000 characters.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from common import ROOT  # noqa: F401
+
+from prompt import PromptContext, build_system_prompt
+from state import AppState
+from tools.plan_mode import PlanReview
+from tools.toolset import build_tools
+
+
+def main() -> None:
+    workspace = Path("/home/user/project")
+    for plan_mode in (True, False):
+        state = AppState()
+        if plan_mode:
+            state.enter_plan_mode("bench")
+        tools = build_tools(workspace, state, lambda plan: PlanReview("reject"))
+        system = build_system_prompt(PromptContext(state, workspace, tuple(tools)))
+        schemas = json.dumps([tool.schema() for tool in tools.values()])
+        total = len(system) + len(schemas)
+        print(f"fixed prompt ({'plan' if plan_mode else 'build'} mode): system {len(system)} + "
+              f"tool schemas {len(schemas)} = {total} characters ≈ {total // 4} tokens "
+              f"(target ≤ 10,000 characters)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The lesson as a learner meets it: the offline model, the quiz, the scenario file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from step42_plan_mode.quiz import questions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_index(workspace: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    return subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace, env=env,
+                          input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_quiz_gives_full_marks_for_the_right_answers():
+    chosen = questions(6, seed=7)
+    answers = "".join("y\n" if read_only else "n\n" for _, read_only in chosen)
+    done = subprocess.run([sys.executable, str(ROOT / "step42_plan_mode/quiz.py"), "-n", "6",
+                           "--seed", "7"], input=answers, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "Score: 6/6" in done.stdout
+
+
+def test_offline_lesson_runs_headless_without_a_key_and_changes_nothing(workspace):
+    done = run_index(workspace, "-p", "add a greeting file")
+    assert done.returncode == 0, done.stderr
+    assert "offline lesson model" in done.stderr
+    assert "denied by plan-mode-guard" in done.stderr
+    assert "## Plan" in done.stdout, "the unapproved plan is the headless answer"
+    assert list(workspace.iterdir()) == []
+
+
+def test_a_bad_script_file_is_one_clear_error(workspace):
+    (workspace / "bad.json").write_text("[{]")
+    done = run_index(workspace, "--script", "bad.json", "-p", "hi")
+    assert done.returncode == 2
+    assert "not valid JSON" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_script_replays_and_prints_the_final_answer(workspace):
+    (workspace / "s.json").write_text('[{"text": "hello from the script"}]')
+    done = run_index(workspace, "--script", "s.json", "-p", "hi")
+    assert done.returncode == 0 and done.stdout.strip() == "hello from the script"
+
+
+def test_importing_index_starts_nothing(workspace):
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                           "import index; print('openai' in sys.modules)", str(ROOT)],
+                          cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False"
+    assert list(workspace.iterdir()) == []
