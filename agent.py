@@ -1,10 +1,11 @@
 """The agent loop: ask the model, run the tool calls it makes, repeat until it answers.
 
-This loop does not change for features. Plan mode hangs on its seams: the
-system prompt is rebuilt for every request (prompt.py), due reminders are added
-before it (reminders.py), and every tool call goes through the executor and its
-hooks (executor.py, hooks/). Control flow that leaves a turn early is a small
-exception, TurnEnded, caught in one place.
+This loop does not change for features. They hang on its seams: the system
+prompt is rebuilt for every request (prompt.py); `preparers` run before each
+request (due reminders, reminders.py; automatic compaction, compaction.py);
+every tool call goes through the executor and its hooks (executor.py, hooks/);
+every message added is emitted as an event (the journal stores it). Control flow
+that leaves a turn early is a small exception, TurnEnded, caught in one place.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 plan rejection ends the turn half-way through a reply's calls, so the history
@@ -17,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from events import MessageAdded
 from executor import Executor
 from models.base import Model, ModelError, Reply, ToolCall
 from prompt import PromptContext, build_system_prompt
-from reminders import due_reminders
 from state import AppState
 from tools.base import ToolResult
 
@@ -51,10 +52,15 @@ class Agent:
     on_text: Callable[[str], None] = lambda text: None
     on_reply_end: Callable[[], None] = lambda: None
     max_steps: int = 50
+    preparers: list[Callable[["Agent"], None]] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
 
+    def add(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.state.events.emit(MessageAdded(message))
+
     def run_turn(self, user_text: str) -> TurnOutcome:
-        self.messages.append({"role": "user", "content": user_text})
+        self.add({"role": "user", "content": user_text})
         try:
             for _ in range(self.max_steps):
                 reply = self._step()
@@ -73,16 +79,21 @@ class Agent:
         return build_system_prompt(PromptContext(self.state, self.workspace,
                                                  tuple(self.executor.tools)))
 
+    def request(self) -> list[dict[str, Any]]:
+        """What the next model request carries: the fresh system prompt, then the history."""
+        return [{"role": "system", "content": self.system_prompt()}, *self.messages]
+
     def _step(self) -> Reply:
-        self.messages.extend(due_reminders(self.state))
+        for prepare in self.preparers:
+            prepare(self)
         reply = self._ask_model()
-        self.messages.append(reply.as_message())
+        self.add(reply.as_message())
         self._run_tools(reply.tool_calls)
         return reply
 
     def _ask_model(self) -> Reply:
         self.state.model_requests += 1
-        request = [{"role": "system", "content": self.system_prompt()}, *self.messages]
+        request = self.request()
         schemas = [tool.schema() for tool in self.executor.tools.values()]
         streamed: list[str] = []
 
@@ -94,8 +105,7 @@ class Agent:
             return self.model.complete(request, schemas, on_text)
         except KeyboardInterrupt:
             if streamed:
-                self.messages.append({"role": "assistant",
-                                      "content": "".join(streamed) + "\n[interrupted by the user]"})
+                self.add({"role": "assistant", "content": "".join(streamed) + "\n[interrupted by the user]"})
             raise
         finally:
             self.on_reply_end()
@@ -113,8 +123,9 @@ class Agent:
             missing = ToolResult(SKIPPED if ending else INTERRUPTED, is_error=True)
             for call in calls:
                 result = results.get(call.id, missing)
-                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
-        self.messages.extend({"role": "user", "content": result.follow_up}
-                             for result in results.values() if result.follow_up)
+                self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        for result in results.values():
+            if result.follow_up:
+                self.add({"role": "user", "content": result.follow_up})
         if ending:
             raise TurnEnded(ending)

@@ -4,7 +4,8 @@
 
 Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad
 JSON, invalid arguments, a denial, a "no", or an exception in the handler.
-The `report` callback lets the console print one line per call with its verdict.
+Each decision is emitted as a ToolDecision event: the console prints it as one
+line, the journal keeps it in the audit trail.
 """
 
 from __future__ import annotations
@@ -13,20 +14,12 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from events import ToolDecision
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from models.base import ToolCall
 from state import AppState
 from tools.base import Tool, ToolResult, error
 from tools.validate import schema_errors
-
-
-@dataclass(frozen=True)
-class CallReport:
-    """What the console shows for one call: the call, and who decided what."""
-
-    call: ToolCall
-    args: dict[str, Any]
-    verdict: Verdict
 
 
 @dataclass
@@ -35,19 +28,20 @@ class Executor:
     hooks: HookRegistry
     state: AppState
     approve: Callable[[str], bool]
-    report: Callable[[CallReport], None] = lambda report: None
 
     def run(self, call: ToolCall) -> ToolResult:
         self.state.tool_calls += 1
         tool, args, problem = self._validated(call)
         if problem:
-            self.report(CallReport(call, {}, Verdict("deny", "validation", problem)))
+            self.state.events.emit(ToolDecision(call.name, {}, "deny", "validation", problem))
             return error(problem)
         verdict = self.hooks.check(ToolCallEvent(tool, args, self.state))
-        if verdict.decision == "ask" and not self.approve(verdict.reason):
+        asked = verdict.decision == "ask"
+        if asked and not self.approve(verdict.reason):
             verdict = Verdict("deny", verdict.hook, "The user declined this call. Do not retry it "
                               "as is; ask what they would prefer, or take another approach.")
-        self.report(CallReport(call, args, verdict))
+        self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
+                                            verdict.reason, asked))
         if verdict.decision == "deny":
             return error(verdict.reason)
         try:

@@ -15,18 +15,27 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Callable
 
 from rich.console import Console
 
 from agent import Agent
+from compaction import AutoCompact
 from executor import Executor
 from hooks import permission_ask, plan_mode_guard
 from hooks.registry import HookRegistry
+from journal import Journal
 from models.base import Model, ModelError
 from models.openai_chat import OpenAIChatModel
 from models.scripted import load_script
+from readonly_bash.classify import classify
+from readonly_bash.judgement import Judgement
+from reminders import add_due_reminders
 from sandbox.landlock import abi_version
+from session import Session
+from session_store import SessionStore, StoreUnavailable
 from state import MODE_CYCLE, AppState
+from tools.plan_mode import PlanReview
 from tools.toolset import build_tools
 from ui.callbacks import headless_approve, headless_present, interactive_approve, interactive_present
 from ui.console import ConsoleView
@@ -43,10 +52,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--mode", choices=MODE_CYCLE, default="build",
                         help="start in this mode (default: build)")
     parser.add_argument("-p", "--prompt", help="run one turn headless and print the final answer")
-    parser.add_argument("--model", help="model name (default: $OPENAI_MODEL or %(default)s)".replace(
-        "%(default)s", DEFAULT_MODEL))
+    parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
     parser.add_argument("--script", type=Path, help="replay a scripted model from a JSON file")
-    return parser.parse_args(argv)
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("--resume", nargs="?", const="", metavar="ID",
+                        help="resume a stored session (without ID: list this workspace's sessions)")
+    resume.add_argument("--continue", dest="continue_latest", action="store_true",
+                        help="resume the latest session of this workspace")
+    parser.add_argument("--context-window", type=int, default=128_000, metavar="TOKENS",
+                        help="the model's context window (default: %(default)s)")
+    parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
+                        help="compact automatically past this share of the window (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if not 0 < args.compact_at <= 1:
+        parser.error("--compact-at must be a share between 0 and 1")
+    return args
 
 
 def choose_model(args: argparse.Namespace, view: ConsoleView) -> Model:
@@ -74,6 +94,50 @@ def build_hooks() -> HookRegistry:
     return hooks
 
 
+def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[str], PlanReview],
+             approve: Callable[[str], bool], classifier: Callable[[str], Judgement] = classify,
+             compact_after_tokens: tuple[int, float] = (128_000, 0.8)) -> Agent:
+    """The agent with its tools, hooks and preparers; the UI comes in as callbacks."""
+    executor = Executor(build_tools(workspace, state, present, classifier), build_hooks(), state,
+                        approve)
+    return Agent(model, executor, state, workspace,
+                 preparers=[AutoCompact(*compact_after_tokens), add_due_reminders])
+
+
+def stepagent_home() -> Path:
+    return Path(os.environ.get("STEPAGENT_HOME") or Path.home() / ".stepagent")
+
+
+def open_store(view: ConsoleView) -> SessionStore | None:
+    try:
+        return SessionStore(stepagent_home() / "sessions.db")
+    except StoreUnavailable as failure:
+        view.error(f"{failure}. Going on in memory; this session will not be saved.")
+        return None
+
+
+def start_session(args: argparse.Namespace, session: Session, view: ConsoleView) -> bool:
+    """Resume what --resume or --continue asked for; False when there is nothing to resume."""
+    if args.resume is None and not args.continue_latest:
+        return True
+    if args.resume == "":
+        for info in session.recent():
+            view.notice(f"{info.id}  {info.entries} entries")
+        view.notice("Resume one with --resume ID." if session.recent() else "No stored sessions here.")
+        return False
+    wanted = args.resume or session.latest_id()
+    if not wanted:
+        view.error("no earlier session in this workspace to continue")
+        return False
+    try:
+        session.resume(wanted)
+    except StoreUnavailable as failure:
+        view.error(str(failure))
+        return False
+    view.notice(f"Resumed {wanted} ({len(session.agent.messages)} messages).")
+    return True
+
+
 def warm_up_openai() -> None:
     """Import openai in the background while the user types the first prompt."""
     threading.Thread(target=lambda: __import__("openai"), daemon=True).start()
@@ -83,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     headless = args.prompt is not None
     workspace = Path.cwd()
-    view = ConsoleView(Console(stderr=headless), stream_markdown=not headless)
+    view = ConsoleView(Console(stderr=headless), stream_markdown=not headless,
+                       sandbox_status=sandbox_status)
     state = AppState()
+    state.events.subscribe(view.on_event)
     state.select(args.mode, "--mode")
     try:
         model = choose_model(args, view)
@@ -98,20 +164,23 @@ def main(argv: list[str] | None = None) -> int:
         from prompt_toolkit import prompt as ask
 
         present, approve = interactive_present(view, ask), interactive_approve(ask)
-    executor = Executor(build_tools(workspace, state, present), build_hooks(), state, approve,
-                        report=view.on_call)
-    agent = Agent(model, executor, state, workspace, view.on_text, view.on_reply_end)
+    agent = assemble(workspace, state, model, present, approve,
+                     compact_after_tokens=(args.context_window, args.compact_at))
+    agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
+    journal = Journal(open_store(view), state, workspace, view.error)
+    state.events.subscribe(journal.on_event)
+    session = Session(agent, journal)
+    if not start_session(args, session, view):
+        return 0 if args.resume == "" else 2
     if headless:
         from headless import run_headless
 
         return run_headless(agent, args.prompt, view, shown_plans)
-    from ui.repl import ModeAnnouncer, history_at, run_repl
+    from ui.repl import history_at, run_repl
 
     if isinstance(model, OpenAIChatModel):
         warm_up_openai()
-    home = Path(os.environ.get("STEPAGENT_HOME") or Path.home() / ".stepagent")
-    return run_repl(agent, view, ModeAnnouncer(state, view, sandbox_status),
-                    history_at(home / "history"), model.name)
+    return run_repl(session, view, history_at(stepagent_home() / "history"), model.name)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 The plan flag lives here, beside (not inside) the permission mode: plan mode is
 a switch laid over build, edit or yolo, so leaving it returns to the mode in
 force before. `leave_plan_mode` is the one function that turns the flag off;
-ExitPlanMode's approval and the user's own commands both go through it.
+ExitPlanMode's approval, the user's own commands and a resume all go through it.
+Every change is emitted as an event with its cause (the audit trail).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from enum import Enum
+
+from events import EventBus, ModeChanged, Todo, TodosChanged
 
 
 class PermissionMode(str, Enum):
@@ -29,21 +32,14 @@ def new_session_id() -> str:
 
 
 @dataclass
-class ModeChange:
-    """One entry of the audit trail: what changed and who caused it."""
-
-    plan_mode: bool
-    permission_mode: str
-    cause: str
-
-
-@dataclass
 class AppState:
     permission_mode: PermissionMode = PermissionMode.BUILD
     plan_mode: bool = False
     session_id: str = field(default_factory=new_session_id)
     plan_exit_unannounced: bool = False
-    mode_changes: list[ModeChange] = field(default_factory=list)
+    plan_reminders: int = 0
+    todos: tuple[Todo, ...] = ()
+    events: EventBus = field(default_factory=EventBus)
     tool_calls: int = 0
     model_requests: int = 0
 
@@ -57,6 +53,7 @@ class AppState:
             return False
         self.plan_mode = True
         self.plan_exit_unannounced = False
+        self.plan_reminders = 0
         self._record(cause)
         return True
 
@@ -91,5 +88,11 @@ class AppState:
         following = MODE_CYCLE[(MODE_CYCLE.index(self.mode_label) + 1) % len(MODE_CYCLE)]
         self.select(following, cause)
 
+    def replace_todos(self, todos: tuple[Todo, ...]) -> tuple[Todo, ...]:
+        """Replace the whole list; returns the old one."""
+        old, self.todos = self.todos, tuple(todos)
+        self.events.emit(TodosChanged(old, self.todos))
+        return old
+
     def _record(self, cause: str) -> None:
-        self.mode_changes.append(ModeChange(self.plan_mode, self.permission_mode.value, cause))
+        self.events.emit(ModeChanged(self.plan_mode, self.permission_mode.value, cause))

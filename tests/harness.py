@@ -10,15 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent import Agent
-from executor import CallReport, Executor
-from index import build_hooks
+from events import ToolDecision
+from index import assemble
 from models.scripted import ScriptedModel
 from readonly_bash.classify import classify
 from readonly_bash.judgement import Judgement
 from state import AppState, PermissionMode
 from tools.plan_mode import PlanReview
-from tools.toolset import build_tools
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -39,16 +37,20 @@ class Session:
     classifier: Callable[[str], Judgement] = classify
     shown_plans: list[str] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
-    reports: list[CallReport] = field(default_factory=list)
+    decisions: list[ToolDecision] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.state = AppState()
         self.state.select(self.mode, "test")
+        self.state.events.subscribe(self._listen)
         self.model = ScriptedModel(self.turns)
-        tools = build_tools(self.workspace, self.state, self._present, self.classifier)
-        self.executor = Executor(tools, build_hooks(), self.state, self._approve,
-                                 report=self.reports.append)
-        self.agent = Agent(self.model, self.executor, self.state, self.workspace)
+        self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,
+                              self.classifier)
+        self.executor = self.agent.executor
+
+    def _listen(self, event) -> None:
+        if isinstance(event, ToolDecision):
+            self.decisions.append(event)
 
     def _present(self, plan: str) -> PlanReview:
         self.shown_plans.append(plan)

@@ -140,7 +140,7 @@ def test_failure_mode_3_a_yes_cannot_override_a_plan_mode_denial(workspace):
     session.run()
     assert session.questions == [], "plan-mode denials are never turned into questions"
     assert not (workspace / "a.txt").exists() and (workspace / "x").exists()
-    assert all(r.verdict.hook == "plan-mode-guard" for r in session.reports)
+    assert all(d.hook == "plan-mode-guard" for d in session.decisions)
 
 
 def test_failure_mode_4_missing_plans_folder_is_created(workspace):

@@ -16,11 +16,12 @@ from tools.bash import make_bash_tool
 from tools.files import make_file_tools
 from tools.plan_mode import PlanReview, make_plan_mode_tools
 from tools.search import make_search_tools
+from tools.todos import make_todo_tools
 
 
 def build_tools(workspace: Path, state: AppState, present: Callable[[str], PlanReview],
                 bash_classifier: Callable[[str], Judgement] = classify) -> dict[str, Tool]:
     tools = [*make_file_tools(workspace), *make_search_tools(workspace),
              make_bash_tool(workspace, state, bash_classifier),
-             *make_plan_mode_tools(workspace, state, present)]
+             *make_plan_mode_tools(workspace, state, present), *make_todo_tools(state)]
     return {tool.name: tool for tool in tools}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from rich.console import Console
 from rich.live import Live
@@ -16,7 +16,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from executor import CallReport
+from events import Event, ModeChanged, TodosChanged, ToolDecision
 
 ARGUMENT_WIDTH = 60
 
@@ -25,6 +25,7 @@ ARGUMENT_WIDTH = 60
 class ConsoleView:
     console: Console
     stream_markdown: bool = True
+    sandbox_status: Callable[[], str] = lambda: ""
     _live: Live | None = None
     _text: list[str] = field(default_factory=list)
 
@@ -45,22 +46,38 @@ class ConsoleView:
             self._live = None
         self._text.clear()
 
-    def on_call(self, report: CallReport) -> None:
-        verdict = report.verdict
-        line = Text()
-        if verdict.decision == "deny":
-            line.append("✗ ", style="bold red")
+    def show_decision(self, decision: ToolDecision) -> None:
+        """One line per tool call: the call, and who allowed or denied it."""
+        denied = decision.decision == "deny"
+        line = Text("✗ " if denied else "● ", style="bold red" if denied else "bold green")
+        line.append(decision.tool, style="bold")
+        line.append(f"({_summarise(decision.args)})", style="dim")
+        if denied:
+            line.append(f"  denied by {'you' if decision.asked else decision.hook}", style="red")
         else:
-            line.append("● ", style="bold green")
-        line.append(report.call.name, style="bold")
-        line.append(f"({_summarise(report.args)})", style="dim")
-        if verdict.decision == "deny":
-            line.append(f"  denied by {verdict.hook}", style="red")
-        elif verdict.decision == "ask":
-            line.append("  allowed by you", style="green")
-        else:
-            line.append("  allowed", style="green")
+            line.append("  allowed by you" if decision.asked else "  allowed", style="green")
         self.console.print(line)
+
+    def on_event(self, event: Event) -> None:
+        """Mode changes (with who caused them) and todo lists, as they happen."""
+        if isinstance(event, ModeChanged):
+            label = "plan" if event.plan_mode else event.permission_mode
+            self.notice(f"mode → {label} (by {event.cause})",
+                        style="magenta" if event.plan_mode else "cyan")
+            if event.plan_mode and self.sandbox_status():
+                self.notice(self.sandbox_status(), style="dim")
+        elif isinstance(event, TodosChanged):
+            self.show_todos(event.new)
+        elif isinstance(event, ToolDecision):
+            self.show_decision(event)
+
+    def show_todos(self, todos) -> None:
+        if not todos:
+            self.notice("Todo list is empty.", style="dim")
+        for todo in todos:
+            mark, style = {"completed": ("☑", "dim"), "in_progress": ("◐", "bold yellow")}.get(
+                todo.status, ("☐", ""))
+            self.console.print(Text(f"  {mark} {todo.shown}", style=style))
 
     def show_plan(self, plan: str) -> None:
         self.console.print(Panel(Markdown(plan), title="Plan for approval", border_style="magenta",

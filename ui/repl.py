@@ -7,7 +7,7 @@ cancels the turn (the agent loop keeps the history valid). Ctrl-D or /exit leave
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from html import escape as html_escape
 from pathlib import Path
 from typing import Callable
 
@@ -17,36 +17,20 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from agent import Agent, TurnOutcome
+from agent import TurnOutcome
+from session import Session
 from state import AppState
 from ui.console import ConsoleView
 from ui.slash import run_slash_command
-
-
-@dataclass
-class ModeAnnouncer:
-    """Prints each mode change once, with who caused it; on entering plan mode,
-    also whether the OS sandbox backs the classifier."""
-
-    state: AppState
-    view: ConsoleView
-    sandbox_status: Callable[[], str]
-    seen: int = 0
-
-    def announce(self) -> None:
-        for change in self.state.mode_changes[self.seen:]:
-            label = "plan" if change.plan_mode else change.permission_mode
-            self.view.notice(f"mode → {label} (by {change.cause})", style="magenta" if change.plan_mode else "cyan")
-            if change.plan_mode:
-                self.view.notice(self.sandbox_status(), style="dim")
-        self.seen = len(self.state.mode_changes)
 
 
 def toolbar(state: AppState, model_name: str) -> Callable[[], HTML]:
     def render() -> HTML:
         mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
-        return HTML(f"{mode}  ·  model: {model_name}  ·  Shift+Tab: mode  ·  /help")
+        done = sum(todo.status == "completed" for todo in state.todos)
+        todos = f"  ·  todos {done}/{len(state.todos)}" if state.todos else ""
+        return HTML(f"{mode}{todos}  ·  model: {html_escape(model_name)}  ·  Shift+Tab: mode  ·  /help")
     return render
 
 
@@ -59,22 +43,20 @@ def history_at(path: Path) -> History:
         return InMemoryHistory()
 
 
-def run_repl(agent: Agent, view: ConsoleView, announcer: ModeAnnouncer, history: History,
-             model_name: str) -> int:
+def run_repl(session: Session, view: ConsoleView, history: History, model_name: str) -> int:
+    agent = session.agent
     state = agent.state
     keys = KeyBindings()
 
     @keys.add("s-tab")
     def _cycle(event) -> None:
-        state.cycle("Shift+Tab")
-        run_in_terminal(announcer.announce)
+        run_in_terminal(lambda: state.cycle("Shift+Tab"))
 
-    session: PromptSession = PromptSession(history=history, key_bindings=keys,
-                                           bottom_toolbar=toolbar(state, model_name))
-    announcer.announce()
+    prompt: PromptSession = PromptSession(history=history, key_bindings=keys,
+                                    bottom_toolbar=toolbar(state, model_name))
     while True:
         try:
-            line = session.prompt("› ")
+            line = prompt.prompt("› ")
         except KeyboardInterrupt:
             continue
         except EOFError:
@@ -83,8 +65,11 @@ def run_repl(agent: Agent, view: ConsoleView, announcer: ModeAnnouncer, history:
         if not text:
             continue
         if text.startswith("/"):
-            outcome = run_slash_command(text, state)
-            announcer.announce()
+            try:
+                outcome = run_slash_command(text, session)
+            except KeyboardInterrupt:
+                view.notice("Cancelled.", style="yellow")
+                continue
             if outcome.message:
                 (view.error if outcome.is_error else view.notice)(outcome.message)
             if outcome.exit:
@@ -93,7 +78,6 @@ def run_repl(agent: Agent, view: ConsoleView, announcer: ModeAnnouncer, history:
             if not text:
                 continue
         report_outcome(agent.run_turn(text), view)
-        announcer.announce()
 
 
 def report_outcome(outcome: TurnOutcome, view: ConsoleView) -> None:

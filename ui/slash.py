@@ -1,21 +1,32 @@
-"""The REPL's slash commands: /plan [task], /mode NAME, /help, /exit.
+"""The REPL's slash commands.
 
-They change the session state directly (the user is always allowed to enter or
-leave plan mode) and say whether there is a message to send to the model.
+/plan and /mode change the state directly (the user may always enter or leave
+plan mode); /compact, /resume, /trace and /todos act on the Session. Each
+command answers with a SlashOutcome: text to show, and whether there is a
+message to send to the model or the REPL should end.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
-from state import MODE_CYCLE, AppState
+from models.base import ModelError
+from session import Session
+from session_store import StoreUnavailable
+from state import MODE_CYCLE
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
   /mode NAME     switch mode: plan, build, edit or yolo (leaving plan mode this way is allowed)
+  /todos         show the todo list
+  /trace         show mode changes and hook decisions of this session
+  /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
+  /resume [ID]   list this workspace's sessions, or resume one
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
+TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 
 
 @dataclass(frozen=True)
@@ -26,9 +37,10 @@ class SlashOutcome:
     is_error: bool = False
 
 
-def run_slash_command(line: str, state: AppState) -> SlashOutcome:
+def run_slash_command(line: str, session: Session) -> SlashOutcome:
     name, _, rest = line.strip().partition(" ")
     rest = rest.strip()
+    state = session.agent.state
     if name == "/plan":
         state.enter_plan_mode("/plan")
         return SlashOutcome(send=rest)
@@ -40,8 +52,40 @@ def run_slash_command(line: str, state: AppState) -> SlashOutcome:
                                 is_error=True)
         state.select(rest, f"/mode {rest}")
         return SlashOutcome()
+    if name == "/todos":
+        lines = [f"{TODO_MARKS[t.status]} {t.shown}" for t in state.todos]
+        return SlashOutcome("\n".join(lines) or "The todo list is empty.")
+    if name == "/trace":
+        return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
+    if name == "/compact":
+        return _compact(session)
+    if name == "/resume":
+        return _resume(session, rest)
     if name == "/help":
         return SlashOutcome(HELP)
     if name in {"/exit", "/quit"}:
         return SlashOutcome(exit=True)
     return SlashOutcome(f"Unknown command {name}. {HELP}", is_error=True)
+
+
+def _compact(session: Session) -> SlashOutcome:
+    if not session.agent.messages:
+        return SlashOutcome("Nothing to compact yet.")
+    try:
+        summary = session.compact()
+    except ModelError as failure:
+        return SlashOutcome(f"Compaction failed, the history is unchanged: {failure}", is_error=True)
+    return SlashOutcome(f"Compacted. Summary:\n{summary}")
+
+
+def _resume(session: Session, session_id: str) -> SlashOutcome:
+    if not session_id:
+        rows = [f"{info.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(info.updated))}  "
+                f"{info.entries} entries" for info in session.recent()]
+        return SlashOutcome("Sessions in this workspace (newest first):\n" + "\n".join(rows) +
+                            "\nResume one with /resume ID." if rows else "No stored sessions here.")
+    try:
+        session.resume(session_id)
+    except StoreUnavailable as failure:
+        return SlashOutcome(str(failure), is_error=True)
+    return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages.")

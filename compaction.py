@@ -1,0 +1,70 @@
+"""Compaction: replace a long history by a summary, keeping what must survive.
+
+The model writes the summary. Afterwards the history holds two reminders: the
+summary, and the continuity note — whether plan mode is on, the latest plan
+file of this session with its contents (at most 80 KiB), and the todo list.
+Plan mode itself is state, not history, so compaction cannot drop it: the guard
+keeps enforcing it, and the plan-mode reminder is sent again in full.
+
+`/compact` calls `compact`; `AutoCompact` is a preparer that calls it when the
+estimated request passes a share of the model's context window.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from events import Compacted
+from plan_file import plan_path
+from reminders import todo_lines, wrap
+from state import AppState
+
+if TYPE_CHECKING:
+    from agent import Agent
+
+MAX_PLAN_BYTES = 80 * 1024
+SUMMARY_REQUEST = ("Write a summary of this conversation that lets you continue the work from the "
+                   "summary alone: the user's goal and constraints, decisions made, files read and "
+                   "changed, what is done, what remains and the next step. Plain text, no tool calls.")
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """About four characters per token: enough to decide when to compact."""
+    return len(json.dumps(messages)) // 4
+
+
+def continuity(state: AppState, workspace: Path) -> str:
+    lines = ["Plan mode is ACTIVE: research only, then ExitPlanMode." if state.plan_mode
+             else "Plan mode is off."]
+    saved = plan_path(workspace, state.session_id)
+    if saved.exists():
+        text = saved.read_bytes()[:MAX_PLAN_BYTES].decode("utf-8", errors="replace")
+        lines.append(f"A plan file exists from plan mode at {saved}:\n{text}\n"
+                     "If this plan is relevant to the current work and not yet complete, continue it.")
+    lines.append("Todo list:\n" + todo_lines(state.todos))
+    return "\n\n".join(lines)
+
+
+def compact(agent: "Agent") -> str:
+    """Summarise the history with the model and replace it; returns the summary."""
+    request = [*agent.request(), {"role": "user", "content": SUMMARY_REQUEST}]
+    summary = agent.model.complete(request, [], lambda piece: None).text.strip() or "(empty summary)"
+    kept = (wrap("summary", f"Summary of the conversation so far:\n{summary}"),
+            wrap("continuity", continuity(agent.state, agent.workspace)))
+    agent.messages[:] = kept
+    agent.state.plan_reminders = 0
+    agent.state.events.emit(Compacted(kept))
+    return summary
+
+
+@dataclass
+class AutoCompact:
+    window_tokens: int
+    share: float
+
+    def __call__(self, agent: "Agent") -> None:
+        if len(agent.messages) > 2 and estimate_tokens(agent.request()) > self.window_tokens * self.share:
+            compact(agent)

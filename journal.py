@@ -1,0 +1,97 @@
+"""The journal: every event of the session, written to the session store as it happens.
+
+It listens to the state's event stream (events.py): messages, mode changes with
+their cause, hook decisions and todo lists become entries, in order, so a
+session killed mid-turn loses at most that turn. If the store fails (locked,
+corrupt, disk full) the user is told once and the session goes on in memory;
+the audit trail shown by /trace is kept in memory as well.
+
+`read_session` is the way back: it replays a session's entries into what a
+resumed session needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from events import Compacted, Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision
+from session_store import SessionStore, StoreUnavailable
+from state import AppState
+
+
+def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
+    if isinstance(event, MessageAdded):
+        return "message", event.message
+    if isinstance(event, ModeChanged):
+        return "mode", {"plan_mode": event.plan_mode, "permission_mode": event.permission_mode,
+                        "cause": event.cause}
+    if isinstance(event, ToolDecision):
+        return "hook", {"tool": event.tool, "decision": event.decision, "hook": event.hook,
+                        "reason": event.reason, "asked": event.asked}
+    if isinstance(event, TodosChanged):
+        return "todos", {"todos": [todo.__dict__ for todo in event.new]}
+    return "compaction", {"messages": list(event.messages)}
+
+
+@dataclass
+class Journal:
+    store: SessionStore | None
+    state: AppState
+    workspace: Path
+    warn: Callable[[str], None]
+    audit: list[dict[str, Any]] = field(default_factory=list)
+    _created: set[str] = field(default_factory=set)
+
+    def on_event(self, event: Event) -> None:
+        kind, payload = entry_for(event)
+        if kind in {"mode", "hook"}:
+            self.audit.append({"kind": kind, **payload})
+        if self.store is None:
+            return
+        session_id = self.state.session_id
+        try:
+            if session_id not in self._created:
+                self.store.create_session(session_id, self.workspace)
+                self._created.add(session_id)
+            self.store.append(session_id, kind, payload)
+            if isinstance(event, TodosChanged):
+                self.store.replace_todos(session_id, event.new)
+        except StoreUnavailable as failure:
+            self.store = None
+            self.warn(f"{failure}. Going on in memory; this session will not be saved from here.")
+
+
+@dataclass
+class Restored:
+    session_id: str
+    messages: list[dict[str, Any]]
+    plan_mode: bool
+    permission_mode: str
+    todos: tuple[Todo, ...]
+    audit: list[dict[str, Any]]
+
+
+def read_session(store: SessionStore, session_id: str) -> Restored:
+    messages: list[dict[str, Any]] = []
+    plan_mode, permission_mode = False, "build"
+    audit: list[dict[str, Any]] = []
+    for entry in store.entries(session_id):
+        if entry.kind == "message":
+            messages.append(entry.payload)
+        elif entry.kind == "compaction":
+            messages = list(entry.payload["messages"])
+        elif entry.kind in {"mode", "hook"}:
+            audit.append({"kind": entry.kind, **entry.payload})
+            if entry.kind == "mode":
+                plan_mode = entry.payload["plan_mode"]
+                permission_mode = entry.payload["permission_mode"]
+    return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit)
+
+
+def unanswered_calls(messages: list[dict[str, Any]]) -> list[str]:
+    """Ids of tool calls with no result: what a process killed mid-turn leaves behind."""
+    answered = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
+    return [call["id"] for m in messages if m["role"] == "assistant"
+            for call in m.get("tool_calls") or [] if call["id"] not in answered]

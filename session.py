@@ -1,0 +1,70 @@
+"""A running session: the agent, its journal and the store, as the REPL commands see them.
+
+/compact, /resume, /trace and /todos act on this object; the core stays free of
+UI, and the REPL stays free of storage details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent import Agent
+from compaction import compact
+from journal import Journal, read_session, unanswered_calls
+from session_store import SessionInfo, SessionStore, StoreUnavailable
+from state import PermissionMode
+
+CLOSED_BY_EXIT = "Not run: the session ended before this call finished."
+
+
+@dataclass
+class Session:
+    agent: Agent
+    journal: Journal
+
+    @property
+    def store(self) -> SessionStore | None:
+        return self.journal.store
+
+    def compact(self) -> str:
+        return compact(self.agent)
+
+    def recent(self) -> list[SessionInfo]:
+        return self.store.sessions(self.agent.workspace) if self.store else []
+
+    def latest_id(self) -> str:
+        earlier = [info for info in self.recent() if info.id != self.agent.state.session_id]
+        return earlier[0].id if earlier else ""
+
+    def resume(self, session_id: str) -> None:
+        """Put a stored session back exactly: messages, modes, todos, audit trail."""
+        if self.store is None:
+            raise StoreUnavailable("the session store is not available")
+        if not self.store.exists(session_id):
+            raise StoreUnavailable(f"no session {session_id} in {self.store.path}")
+        restored = read_session(self.store, session_id)
+        state = self.agent.state
+        state.session_id = restored.session_id
+        self.journal.audit[:] = restored.audit
+        self.agent.messages[:] = restored.messages
+        for call_id in unanswered_calls(self.agent.messages):
+            self.agent.add({"role": "tool", "tool_call_id": call_id, "content": CLOSED_BY_EXIT})
+        if restored.todos != state.todos:
+            state.replace_todos(restored.todos)
+        if restored.permission_mode != state.permission_mode.value:
+            state.set_permission_mode(PermissionMode(restored.permission_mode), "resume")
+        if restored.plan_mode:
+            state.enter_plan_mode("resume")
+        else:
+            state.leave_plan_mode("resume")
+
+    def trace(self) -> list[str]:
+        lines = []
+        for entry in self.journal.audit:
+            if entry["kind"] == "mode":
+                label = "plan" if entry["plan_mode"] else entry["permission_mode"]
+                lines.append(f"mode → {label:5} by {entry['cause']}")
+            else:
+                who = "you" if entry["asked"] else (entry["hook"] or "no hook")
+                lines.append(f"{entry['tool']:13} {entry['decision']:5} by {who}")
+        return lines

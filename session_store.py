@@ -1,0 +1,185 @@
+"""The session store: SQLite at $STEPAGENT_HOME/sessions.db (stdlib sqlite3).
+
+Three tables: `sessions` (ids `sess_…`, the workspace, times), `entries` (every
+message and event of a session, numbered in order) and `todos` (the current
+list, by session and position, deleted with their session). The database runs
+in WAL mode so readers never block the writer, and every write is one
+`BEGIN IMMEDIATE` transaction, so concurrent writers queue instead of failing
+half-way. The schema is versioned with PRAGMA user_version; MIGRATIONS[n]
+brings version n to n + 1.
+
+Any failure (locked, corrupt, unwritable) is a StoreUnavailable with a clear
+message; callers fall back to memory. The store never rewrites what it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from events import Todo
+
+BUSY_TIMEOUT_SECONDS = 5.0
+MIGRATIONS = [
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY CHECK (id LIKE 'sess\\_%' ESCAPE '\\'),
+        workspace TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL);
+    CREATE TABLE entries (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (session_id, seq));
+    CREATE TABLE todos (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        content TEXT NOT NULL CHECK (content <> ''),
+        status TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        active_form TEXT NOT NULL,
+        PRIMARY KEY (session_id, position));
+    """,
+    "CREATE INDEX sessions_by_workspace ON sessions (workspace, updated);",
+]
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be used now; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    workspace: str
+    updated: float
+    entries: int
+
+
+class SessionStore:
+    def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS):
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreUnavailable(f"session store {path} cannot be used: {exc}") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def create_session(self, session_id: str, workspace: Path) -> None:
+        now = time.time()
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?)",
+                       (session_id, str(workspace), now, now))
+
+    def append(self, session_id: str, kind: str, payload: dict[str, Any]) -> int:
+        """Add one entry at the end of the session; returns its number."""
+        now = time.time()
+        with self._write() as db:
+            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE session_id = ?",
+                             (session_id,)).fetchone()[0]
+            db.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?)",
+                       (session_id, seq, kind, json.dumps(payload), now))
+            db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (now, session_id))
+        return seq
+
+    def replace_todos(self, session_id: str, todos: tuple[Todo, ...]) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM todos WHERE session_id = ?", (session_id,))
+            db.executemany("INSERT INTO todos VALUES (?, ?, ?, ?, ?, ?)",
+                           [(session_id, n, t.content, t.status, t.priority, t.active_form)
+                            for n, t in enumerate(todos)])
+            db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (time.time(), session_id))
+
+    def entries(self, session_id: str) -> list[Entry]:
+        rows = self._read("SELECT seq, kind, payload FROM entries WHERE session_id = ? ORDER BY seq",
+                          (session_id,))
+        return [Entry(seq, kind, json.loads(payload)) for seq, kind, payload in rows]
+
+    def todos(self, session_id: str) -> tuple[Todo, ...]:
+        rows = self._read("SELECT content, status, priority, active_form FROM todos "
+                          "WHERE session_id = ? ORDER BY position", (session_id,))
+        return tuple(Todo(*row) for row in rows)
+
+    def sessions(self, workspace: Path, limit: int = 20) -> list[SessionInfo]:
+        rows = self._read("SELECT s.id, s.workspace, s.updated, COUNT(e.seq) FROM sessions s "
+                          "LEFT JOIN entries e ON e.session_id = s.id WHERE s.workspace = ? "
+                          "GROUP BY s.id ORDER BY s.updated DESC LIMIT ?", (str(workspace), limit))
+        return [SessionInfo(*row) for row in rows]
+
+    def exists(self, session_id: str) -> bool:
+        return bool(self._read("SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
+
+    def delete_session(self, session_id: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def _read(self, sql: str, args: tuple) -> list[tuple]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"session store {self.path} cannot be read: {exc}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"session store {self.path} is busy or damaged: {exc}") from None
+        try:
+            yield self._db
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise StoreUnavailable(f"session store {self.path} refused a write: {exc}") from None
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        """Undo an open transaction; Ctrl-C may have landed before BEGIN or after COMMIT."""
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    def _migrate(self) -> None:
+        """Bring the schema up to date, one version per transaction; a second process
+        opening the database at the same moment finds the work done and skips it."""
+        while True:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if version > len(MIGRATIONS):
+                    raise StoreUnavailable(f"session store {self.path} is from a newer stepagent "
+                                           f"(schema {version}); upgrade to use it")
+                if version == len(MIGRATIONS):
+                    self._db.execute("COMMIT")
+                    return
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {version + 1}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise

@@ -1,0 +1,60 @@
+"""TodoWrite and TodoRead: the task-level progress list, kept in AppState.todos.
+
+Each TodoWrite replaces the whole list. At most one item may be in progress:
+that item is the agent's anchor, and two anchors leave it unsure which to go
+on with. Both tools only touch session state, so they run while planning and
+never ask. The result carries the old list, the new one and counts by status.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from events import Todo
+from state import AppState
+from tools.base import Tool, ToolResult, error, object_schema
+
+STATUSES = ("pending", "in_progress", "completed")
+PRIORITIES = ("high", "medium", "low")
+ITEM = {"type": "object",
+        "properties": {"content": {"type": "string", "minLength": 1},
+                       "status": {"type": "string", "enum": list(STATUSES)},
+                       "priority": {"type": "string", "enum": list(PRIORITIES)},
+                       "active_form": {"type": "string",
+                                       "description": "Shown while in progress, e.g. 'Running tests'."}},
+        "required": ["content", "status"], "additionalProperties": False}
+
+
+def as_dicts(todos: tuple[Todo, ...]) -> list[dict[str, str]]:
+    return [{"content": t.content, "status": t.status, "priority": t.priority,
+             "active_form": t.active_form} for t in todos]
+
+
+def make_todo_tools(state: AppState) -> list[Tool]:
+    def write(args: dict[str, Any]) -> ToolResult:
+        todos = tuple(Todo(item["content"].strip(), item["status"], item.get("priority", "medium"),
+                           item.get("active_form", "").strip()) for item in args["todos"])
+        if any(not todo.content for todo in todos):
+            return error("Every todo needs non-empty content.")
+        if sum(todo.status == "in_progress" for todo in todos) > 1:
+            return error("At most one todo may be in_progress at a time; mark the others pending "
+                         "or completed. The list was not changed.")
+        old = state.replace_todos(todos)
+        counts = Counter(todo.status for todo in todos)
+        return ToolResult(json.dumps({"oldTodos": as_dicts(old), "todos": as_dicts(todos),
+                                      "summary": {status: counts[status] for status in STATUSES}},
+                                     indent=1))
+
+    def read(args: dict[str, Any]) -> ToolResult:
+        return ToolResult(json.dumps({"todos": as_dicts(state.todos)}, indent=1))
+
+    return [
+        Tool("TodoWrite", "Replace the whole todo list for a task of several steps. Send every "
+             "item each time; keep exactly one item in_progress while working; mark items "
+             "completed as soon as they are done, and never when work failed or is partial.",
+             object_schema({"todos": {"type": "array", "items": ITEM}}), write,
+             allowed_in_plan_mode=True),
+        Tool("TodoRead", "Read the current todo list.", object_schema({}), read, read_only=True),
+    ]
