@@ -79,6 +79,7 @@ class SessionStore:
             self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
                                        check_same_thread=False)
             self._db.execute("PRAGMA foreign_keys = ON")
+            self._refuse_newer_schema()
             self._db.execute("PRAGMA journal_mode = WAL")
             self._migrate()
         except (sqlite3.Error, OSError) as exc:
@@ -90,7 +91,7 @@ class SessionStore:
     def create_session(self, session_id: str, workspace: Path) -> None:
         now = time.time()
         with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?)",
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
                        (session_id, str(workspace), now, now))
 
     def append(self, session_id: str, kind: str, payload: dict[str, Any]) -> int:
@@ -162,16 +163,22 @@ class SessionStore:
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
 
+    def _version(self) -> int:
+        return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _refuse_newer_schema(self) -> None:
+        if self._version() > len(MIGRATIONS):
+            raise StoreUnavailable(f"session store {self.path} is from a newer stepagent "
+                                   f"(schema {self._version()}); upgrade to use it")
+
     def _migrate(self) -> None:
         """Bring the schema up to date, one version per transaction; a second process
-        opening the database at the same moment finds the work done and skips it."""
-        while True:
+        opening the database at the same moment finds the work done and skips it.
+        An up-to-date database is only read, so opening it never waits for a writer."""
+        while self._version() < len(MIGRATIONS):
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                version = self._db.execute("PRAGMA user_version").fetchone()[0]
-                if version > len(MIGRATIONS):
-                    raise StoreUnavailable(f"session store {self.path} is from a newer stepagent "
-                                           f"(schema {version}); upgrade to use it")
+                version = self._version()
                 if version == len(MIGRATIONS):
                     self._db.execute("COMMIT")
                     return

@@ -1,8 +1,10 @@
 """Harness overhead per model round trip, on a 200-step scripted session.
 
 The model answers instantly and the tool does nothing, so what is left is the
-loop itself: building the prompt and tool schemas, reminders, argument parsing
-and validation, the hooks, and the history. Target: ≤ 2 ms per round trip.
+loop itself: building the prompt and tool schemas, the preparers (reminders,
+the compaction estimate), argument parsing and validation, the hooks, and the
+history. No session store is attached (bench/session_state.py measures it).
+Target: ≤ 2 ms per round trip.
 """
 
 from __future__ import annotations
@@ -13,14 +15,11 @@ from pathlib import Path
 
 from common import ROOT  # noqa: F401  (puts the project on sys.path)
 
-from agent import Agent
-from executor import Executor
-from index import build_hooks
+from index import assemble
 from models.scripted import ScriptedModel
 from state import AppState
 from tools.base import Tool, ToolResult, object_schema
 from tools.plan_mode import PlanReview
-from tools.toolset import build_tools
 
 STEPS = 200
 
@@ -30,13 +29,13 @@ def run(plan_mode: bool) -> float:
     state = AppState()
     if plan_mode:
         state.enter_plan_mode("bench")
-    tools = build_tools(workspace, state, lambda plan: PlanReview("reject"))
-    tools["Noop"] = Tool("Noop", "does nothing", object_schema({"n": {"type": "integer"}}),
-                         lambda args: ToolResult("ok"), read_only=True)
     turns = [{"text": "step", "tool_calls": [{"name": "Noop", "arguments": {"n": i}}]}
              for i in range(STEPS - 1)] + [{"text": "done"}]
-    agent = Agent(ScriptedModel(turns), Executor(tools, build_hooks(), state, lambda q: True), state,
-                  workspace, max_steps=STEPS)
+    agent = assemble(workspace, state, ScriptedModel(turns), lambda plan: PlanReview("reject"),
+                     lambda question: True)
+    agent.max_steps = STEPS
+    agent.executor.tools["Noop"] = Tool("Noop", "does nothing", object_schema({"n": {"type": "integer"}}),
+                                        lambda args: ToolResult("ok"), read_only=True)
     start = time.perf_counter()
     outcome = agent.run_turn("go")
     elapsed = time.perf_counter() - start

@@ -1,0 +1,194 @@
+"""Sessions survive: the journal, resume, a killed process, a broken database, /trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from journal import Journal
+from session import CLOSED_BY_EXIT, Session as LiveSession
+from session_store import SessionStore
+from tests.fake_chat_server import FakeChatServer
+from tests.harness import Session, assert_valid_history, call, turn
+from tests.test_repl_pty import Terminal
+
+ROOT = Path(__file__).resolve().parent.parent
+TODOS = [{"content": "Plan the change", "status": "in_progress", "active_form": "Planning the change"},
+         {"content": "Make it", "status": "pending"}]
+
+
+def journaled(workspace: Path, store: SessionStore, turns, **options) -> tuple[Session, LiveSession]:
+    session = Session(workspace, turns, **options)
+    journal = Journal(store, session.state, workspace, warn=lambda text: None)
+    session.state.events.subscribe(journal.on_event)
+    return session, LiveSession(session.agent, journal)
+
+
+def test_resume_restores_messages_modes_todos_and_trace(workspace, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    first, live = journaled(workspace, store, [
+        turn("", call("TodoWrite", todos=TODOS), call("Write", file_path="x", content="x")),
+        turn("researching")], mode="edit")
+    first.state.enter_plan_mode("/plan")
+    first.run("plan a change")
+
+    second, resumed = journaled(workspace, store, [turn("resumed answer")])
+    resumed.resume(first.state.session_id)
+    assert second.state.session_id == first.state.session_id
+    assert second.agent.messages == first.agent.messages
+    assert second.state.plan_mode and second.state.permission_mode.value == "edit"
+    assert second.state.todos == first.state.todos
+    second.run("go on")
+    assert second.model.requests[0][1:len(first.agent.messages) + 1] == first.agent.messages
+    trace = "\n".join(resumed.trace())
+    assert "mode → plan  by /plan" in trace and "mode → plan  by resume" in trace
+    assert "TodoWrite" in trace and "Write         deny  by plan-mode-guard" in trace
+
+
+def test_every_mode_change_and_hook_decision_is_an_entry(workspace, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    session, _ = journaled(workspace, store, [
+        turn("", call("Read", file_path="a"), call("Write", file_path="b", content="b")),
+        turn("", call("ExitPlanMode", plan="p")), turn("ok")], plan_answers=["y"])
+    session.state.enter_plan_mode("/plan")
+    session.run()
+    entries = store.entries(session.state.session_id)
+    hooks = [e.payload for e in entries if e.kind == "hook"]
+    modes = [e.payload["cause"] for e in entries if e.kind == "mode"]
+    assert [(h["tool"], h["decision"]) for h in hooks] == [("Read", "allow"), ("Write", "deny"),
+                                                          ("ExitPlanMode", "allow")]
+    assert modes == ["/plan", "ExitPlanMode approval"]
+    messages = [e.payload for e in entries if e.kind == "message"]
+    assert messages == session.agent.messages
+
+
+def test_a_compacted_session_resumes_compacted(workspace, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    first, live = journaled(workspace, store, [turn("a"), turn("SUMMARY")])
+    first.run("hello")
+    live.compact()
+    second, resumed = journaled(workspace, store, [])
+    resumed.resume(first.state.session_id)
+    assert second.agent.messages == first.agent.messages
+    assert "SUMMARY" in second.agent.messages[0]["content"]
+
+
+def test_sigkill_mid_turn_loses_at_most_that_turn(workspace, tmp_path):
+    home = tmp_path / "home"
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps([{"text": "first answer"},
+                                  {"text": "", "tool_calls": [{"name": "Bash", "arguments": {
+                                      "command": "sleep 30 && touch late.txt"}}]}]))
+    env = {**os.environ, "STEPAGENT_HOME": str(home), "TERM": "xterm"}
+    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script),
+                                           "--mode", "yolo"], cwd=str(workspace), env=env,
+                          encoding="utf-8", timeout=20, dimensions=(40, 120))
+    terminal = Terminal(child)
+    terminal.expect("›")
+    terminal.sendline("turn one")
+    terminal.expect("first answer")
+    terminal.sendline("turn two")
+    terminal.expect("sleep 30")
+    time.sleep(0.3)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+
+    server = FakeChatServer()
+    url = server.start()
+    server.reply_text("carrying on")
+    try:
+        done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", "-p", "turn three"],
+                              cwd=workspace, capture_output=True, text=True, timeout=60,
+                              env={**env, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "carrying on"
+    sent = server.requests[0]["messages"][1:]
+    assert [m["content"] for m in sent if m["role"] == "user" and not m["content"].startswith("<")] == [
+        "turn one", "turn two", "turn three"]
+    assert {"role": "tool", "tool_call_id": "call_2_0", "content": CLOSED_BY_EXIT} in sent
+    assert_valid_history(sent)
+    assert not (workspace / "late.txt").exists()
+
+
+def test_resume_in_a_terminal_shows_plan_todos_and_trace(workspace, tmp_path):
+    script = tmp_path / "todos.json"
+    script.write_text(json.dumps([{"text": "", "tool_calls": [{"name": "TodoWrite", "arguments": {"todos": TODOS}}]},
+                                  {"text": "listed"}]))
+    env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / "home"), "TERM": "xterm"}
+
+    def start(*args: str) -> Terminal:
+        child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script), *args],
+                              cwd=str(workspace), env=env, encoding="utf-8", timeout=20,
+                              dimensions=(40, 120))
+        return Terminal(child)
+
+    first = start()
+    first.expect("›")
+    first.sendline("/plan make a list")
+    first.expect("listed")
+    first.sendline("/exit")
+    first.expect(pexpect.EOF)
+
+    second = start("--continue")
+    second.expect("Resumed sess_")
+    second.expect("PLAN")
+    second.expect("todos 0/2")
+    second.sendline("/todos")
+    second.expect("◐ Planning the change")
+    second.sendline("/trace")
+    second.expect(r"mode → plan\s+by /plan")
+    second.expect(r"TodoWrite\s+allow")
+    second.sendline("/exit")
+    second.expect(pexpect.EOF)
+
+
+def test_continue_without_an_earlier_session_is_a_clear_error(workspace):
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", "-p", "x"],
+                          cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "no earlier session" in done.stderr
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "locked"])
+def test_a_broken_database_leaves_the_agent_running_in_memory(workspace, tmp_path, damage):
+    home = tmp_path / "home"
+    home.mkdir()
+    database = home / "sessions.db"
+    blocker = None
+    if damage == "corrupt":
+        database.write_bytes(b"garbage" * 1000)
+    else:
+        store = SessionStore(database)
+        store.create_session("sess_kept", workspace)
+        store.append("sess_kept", "message", {"role": "user", "content": "kept"})
+        store.close()
+        blocker = sqlite3.connect(database, isolation_level=None)
+        blocker.execute("BEGIN EXCLUSIVE")
+
+    def contents() -> object:
+        if damage == "corrupt":
+            return database.read_bytes()
+        return list(sqlite3.connect(database).iterdump())
+
+    before = contents()
+    (workspace / "s.json").write_text('[{"text": "still answering"}]')
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", "-p", "hi"],
+                          cwd=workspace, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "STEPAGENT_HOME": str(home)})
+    if blocker:
+        blocker.execute("ROLLBACK")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "still answering"
+    assert "session store" in done.stderr and "in memory" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert contents() == before

@@ -1,0 +1,70 @@
+"""TodoWrite and TodoRead as the model uses them, and how the user sees the list."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from events import Todo
+from tests.harness import Session, call, turn
+from ui.console import ConsoleView
+from ui.repl import toolbar
+
+LIST = [{"content": "Read the code", "status": "completed", "priority": "high"},
+        {"content": "Run tests", "status": "in_progress", "active_form": "Running tests"},
+        {"content": "Write docs", "status": "pending", "priority": "low"}]
+
+
+def test_todowrite_replaces_the_list_and_reports_old_new_and_counts(workspace):
+    session = Session(workspace, [turn("", call("TodoWrite", todos=LIST[:1])),
+                                  turn("", call("TodoWrite", todos=LIST)),
+                                  turn("", call("TodoRead")), turn("ok")])
+    session.run()
+    first, second, read = (json.loads(text) for text in session.tool_results())
+    assert first["oldTodos"] == [] and len(first["todos"]) == 1
+    assert [t["content"] for t in second["oldTodos"]] == ["Read the code"]
+    assert second["summary"] == {"pending": 1, "in_progress": 1, "completed": 1}
+    assert read["todos"][1] == {"content": "Run tests", "status": "in_progress",
+                                "priority": "medium", "active_form": "Running tests"}
+    assert session.state.todos[1].shown == "Running tests"
+
+
+def test_two_in_progress_items_are_refused_and_the_list_kept(workspace):
+    two = [dict(item, status="in_progress") for item in LIST[:2]]
+    session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)),
+                                  turn("", call("TodoWrite", todos=two)), turn("ok")])
+    session.run()
+    assert "At most one todo may be in_progress" in session.tool_results()[1]
+    assert [t.content for t in session.state.todos] == [i["content"] for i in LIST]
+
+
+def test_bad_items_are_refused(workspace):
+    session = Session(workspace, [turn("", call("TodoWrite", todos=[{"content": "", "status": "pending"}]),
+                                  call("TodoWrite", todos=[{"content": "  ", "status": "pending"}]),
+                                  call("TodoWrite", todos=[{"content": "x", "status": "done"}])),
+                      turn("ok")])
+    session.run()
+    empty, blank, status = session.tool_results()
+    assert "must not be empty" in empty and "non-empty" in blank and "one of" in status
+    assert session.state.todos == ()
+
+
+def test_todos_work_while_planning_and_never_ask(workspace):
+    session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")], mode="plan")
+    session.run()
+    assert len(session.state.todos) == 3 and session.questions == []
+
+
+def test_console_shows_a_checklist_with_the_active_form():
+    console = Console(record=True, width=80)
+    ConsoleView(console).show_todos((Todo("Read", "completed"), Todo("Test", "in_progress", "medium", "Testing"),
+                                     Todo("Docs")))
+    text = console.export_text()
+    assert "☑ Read" in text and "◐ Testing" in text and "☐ Docs" in text
+
+
+def test_toolbar_shows_completed_over_total(workspace):
+    session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
+    session.run()
+    assert "todos 1/3" in toolbar(session.state, "m")().value
