@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["startup.py", "loop_overhead.py", "prompt_size.py", "search.py", "bash_safety.py"]
+BENCHMARKS = ["startup.py", "loop_overhead.py", "prompt_size.py", "search.py", "bash_safety.py",
+              "session_state.py"]
 
 if __name__ == "__main__":
     failed = 0
