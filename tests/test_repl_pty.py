@@ -59,6 +59,8 @@ def repl(workspace, tmp_path):
 
 def test_plan_denied_write_approve_then_write_lands(repl, workspace):
     repl.sendline("/plan make a file")
+    repl.expect("mode → plan")
+    repl.expect("Landlock")
     repl.expect("denied by plan-mode-guard")
     repl.expect("approve")
     assert not (workspace / "made.txt").exists()
@@ -125,3 +127,24 @@ def test_ctrl_c_cancels_a_running_command_and_the_repl_goes_on(workspace, tmp_pa
         assert not (workspace / "late.txt").exists()
     finally:
         child.terminate(force=True)
+
+
+def test_a_multi_line_paste_is_one_message(workspace):
+    from tests.fake_chat_server import FakeChatServer
+
+    server = FakeChatServer()
+    url = server.start()
+    server.reply_text("got both lines")
+    env = {**os.environ, "TERM": "xterm", "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url}
+    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py")], cwd=str(workspace), env=env,
+                          encoding="utf-8", timeout=20, dimensions=(40, 120))
+    terminal = Terminal(child)
+    try:
+        terminal.expect("›")
+        terminal.send("\x1b[200~first line\nsecond line\x1b[201~")
+        terminal.send("\r")
+        terminal.expect("got both lines")
+        assert server.requests[0]["messages"][-1] == {"role": "user", "content": "first line\nsecond line"}
+    finally:
+        child.terminate(force=True)
+        server.stop()
