@@ -8,7 +8,6 @@ and not saved, since nobody can approve it); 1 the model or a limit failed;
 
 from __future__ import annotations
 
-import sys
 
 from agent import Agent
 from ui.console import ConsoleView

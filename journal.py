@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from events import Compacted, Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision
+from events import Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision
 from session_store import SessionStore, StoreUnavailable
 from state import AppState
 

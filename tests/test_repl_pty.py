@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import re
-import sys
-from pathlib import Path
 
 import pexpect
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fake_chat_server import FakeChatServer
+from tests.terminal import Terminal
 PLAN = "1. Write made.txt"
 SCRIPT = {"title": "pty", "turns": [
     {"text": "trying early", "tool_calls": [{"name": "Write", "arguments": {"file_path": "made.txt", "content": "early"}}]},
@@ -20,41 +17,14 @@ SCRIPT = {"title": "pty", "turns": [
     {"text": "all done"}]}
 
 
-class Terminal:
-    """A pexpect child that answers the cursor-position requests prompt-toolkit
-    sends, as a real terminal does (without them it draws no bottom toolbar)."""
-
-    CPR = re.escape("\x1b[6n")
-
-    def __init__(self, child: pexpect.spawn):
-        self.child = child
-
-    def expect(self, pattern) -> None:
-        patterns = [pattern, self.CPR] + ([] if pattern is pexpect.EOF else [pexpect.EOF])
-        while (index := self.child.expect(patterns)) == 1:
-            self.child.send("\x1b[1;1R")
-        if index == 2:
-            raise AssertionError(f"the REPL exited while waiting for {pattern!r}: {self.child.before[-500:]}")
-
-    def sendline(self, text: str) -> None:
-        self.child.sendline(text)
-
-    def send(self, text: str) -> None:
-        self.child.send(text)
-
-
 @pytest.fixture
 def repl(workspace, tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
-    env = {**os.environ, "TERM": "xterm", "COLUMNS": "120"}
-    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script)],
-                          cwd=str(workspace), env=env, encoding="utf-8", timeout=20,
-                          dimensions=(40, 120))
-    terminal = Terminal(child)
+    terminal = Terminal.start(workspace, "--script", str(script))
     terminal.expect("›")
     yield terminal
-    child.terminate(force=True)
+    terminal.close()
 
 
 def test_plan_denied_write_approve_then_write_lands(repl, workspace):
@@ -110,35 +80,27 @@ def test_ctrl_c_cancels_a_running_command_and_the_repl_goes_on(workspace, tmp_pa
     script.write_text(json.dumps({"turns": [
         {"text": "waiting", "tool_calls": [{"name": "Bash", "arguments": {"command": "sleep 30 && touch late.txt"}}]},
         {"text": "second turn answered"}]}))
-    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script)],
-                          cwd=str(workspace), env={**os.environ, "TERM": "xterm"},
-                          encoding="utf-8", timeout=20, dimensions=(40, 120))
-    terminal = Terminal(child)
+    terminal = Terminal.start(workspace, "--script", str(script))
     try:
         terminal.expect("›")
         terminal.sendline("wait please")
         terminal.expect("Allow it in build mode")
         terminal.sendline("y")
         terminal.expect("allowed by you")
-        child.sendintr()
+        terminal.child.sendintr()
         terminal.expect("Turn cancelled")
         terminal.sendline("go on")
         terminal.expect("second turn answered")
         assert not (workspace / "late.txt").exists()
     finally:
-        child.terminate(force=True)
+        terminal.close()
 
 
 def test_a_multi_line_paste_is_one_message(workspace):
-    from tests.fake_chat_server import FakeChatServer
-
     server = FakeChatServer()
     url = server.start()
     server.reply_text("got both lines")
-    env = {**os.environ, "TERM": "xterm", "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url}
-    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py")], cwd=str(workspace), env=env,
-                          encoding="utf-8", timeout=20, dimensions=(40, 120))
-    terminal = Terminal(child)
+    terminal = Terminal.start(workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
     try:
         terminal.expect("›")
         terminal.send("\x1b[200~first line\nsecond line\x1b[201~")
@@ -146,5 +108,5 @@ def test_a_multi_line_paste_is_one_message(workspace):
         terminal.expect("got both lines")
         assert server.requests[0]["messages"][-1] == {"role": "user", "content": "first line\nsecond line"}
     finally:
-        child.terminate(force=True)
+        terminal.close()
         server.stop()

@@ -19,7 +19,7 @@ from session import CLOSED_BY_EXIT, Session as LiveSession
 from session_store import SessionStore
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import Session, assert_valid_history, call, turn
-from tests.test_repl_pty import Terminal
+from tests.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 TODOS = [{"content": "Plan the change", "status": "in_progress", "active_form": "Planning the change"},
@@ -88,19 +88,16 @@ def test_sigkill_mid_turn_loses_at_most_that_turn(workspace, tmp_path):
     script.write_text(json.dumps([{"text": "first answer"},
                                   {"text": "", "tool_calls": [{"name": "Bash", "arguments": {
                                       "command": "sleep 30 && touch late.txt"}}]}]))
-    env = {**os.environ, "STEPAGENT_HOME": str(home), "TERM": "xterm"}
-    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script),
-                                           "--mode", "yolo"], cwd=str(workspace), env=env,
-                          encoding="utf-8", timeout=20, dimensions=(40, 120))
-    terminal = Terminal(child)
+    env = {**os.environ, "STEPAGENT_HOME": str(home)}
+    terminal = Terminal.start(workspace, "--script", str(script), "--mode", "yolo", env=env)
     terminal.expect("›")
     terminal.sendline("turn one")
     terminal.expect("first answer")
     terminal.sendline("turn two")
     terminal.expect("sleep 30")
     time.sleep(0.3)
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
+    os.kill(terminal.child.pid, signal.SIGKILL)
+    terminal.child.wait()
 
     server = FakeChatServer()
     url = server.start()
@@ -125,13 +122,10 @@ def test_resume_in_a_terminal_shows_plan_todos_and_trace(workspace, tmp_path):
     script = tmp_path / "todos.json"
     script.write_text(json.dumps([{"text": "", "tool_calls": [{"name": "TodoWrite", "arguments": {"todos": TODOS}}]},
                                   {"text": "listed"}]))
-    env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / "home"), "TERM": "xterm"}
+    env = {"STEPAGENT_HOME": str(tmp_path / "home")}
 
     def start(*args: str) -> Terminal:
-        child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script), *args],
-                              cwd=str(workspace), env=env, encoding="utf-8", timeout=20,
-                              dimensions=(40, 120))
-        return Terminal(child)
+        return Terminal.start(workspace, "--script", str(script), *args, env=env)
 
     first = start()
     first.expect("›")

@@ -1,0 +1,46 @@
+"""stepagent's REPL in a pseudo-terminal, driven as a person would drive it."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Terminal:
+    """A pexpect child that answers the cursor-position requests prompt-toolkit
+    sends, as a real terminal does (without them it draws no bottom toolbar)."""
+
+    CPR = re.escape("\x1b[6n")
+
+    def __init__(self, child: pexpect.spawn):
+        self.child = child
+
+    @classmethod
+    def start(cls, workspace: Path, *args: str, env: dict[str, str] | None = None) -> "Terminal":
+        """Run `index.py ARGS` in `workspace` on a 40×120 terminal."""
+        child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), *args], cwd=str(workspace),
+                              env={**os.environ, "TERM": "xterm", **(env or {})}, encoding="utf-8",
+                              timeout=20, dimensions=(40, 120))
+        return cls(child)
+
+    def expect(self, pattern) -> None:
+        patterns = [pattern, self.CPR] + ([] if pattern is pexpect.EOF else [pexpect.EOF])
+        while (index := self.child.expect(patterns)) == 1:
+            self.child.send("\x1b[1;1R")
+        if index == 2:
+            raise AssertionError(f"the REPL exited while waiting for {pattern!r}: {self.child.before[-500:]}")
+
+    def sendline(self, text: str) -> None:
+        self.child.sendline(text)
+
+    def send(self, text: str) -> None:
+        self.child.send(text)
+
+    def close(self) -> None:
+        self.child.terminate(force=True)
