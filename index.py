@@ -49,8 +49,8 @@ LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It is a s
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="stepagent", description="A coding agent that plans before it acts.")
-    parser.add_argument("--mode", choices=MODE_CYCLE, default="build",
-                        help="start in this mode (default: build)")
+    parser.add_argument("--mode", choices=MODE_CYCLE,
+                        help="start in this mode (default: build, or the resumed session's)")
     parser.add_argument("-p", "--prompt", help="run one turn headless and print the final answer")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
     parser.add_argument("--script", type=Path, help="replay a scripted model from a JSON file")
@@ -116,26 +116,31 @@ def open_store(view: ConsoleView) -> SessionStore | None:
         return None
 
 
-def start_session(args: argparse.Namespace, session: Session, view: ConsoleView) -> bool:
-    """Resume what --resume or --continue asked for; False when there is nothing to resume."""
-    if args.resume is None and not args.continue_latest:
-        return True
-    if args.resume == "":
-        for info in session.recent():
-            view.notice(f"{info.id}  {info.entries} entries")
-        view.notice("Resume one with --resume ID." if session.recent() else "No stored sessions here.")
-        return False
-    wanted = args.resume or session.latest_id()
-    if not wanted:
-        view.error("no earlier session in this workspace to continue")
-        return False
-    try:
-        session.resume(wanted)
-    except StoreUnavailable as failure:
-        view.error(str(failure))
-        return False
-    view.notice(f"Resumed {wanted} ({len(session.agent.messages)} messages).")
-    return True
+def start_session(args: argparse.Namespace, session: Session, view: ConsoleView) -> int | None:
+    """Resume what --resume ID or --continue asked for, then apply --mode.
+    Returns an exit code when the session cannot start."""
+    if args.resume or args.continue_latest:
+        wanted = args.resume or session.latest_id()
+        if not wanted:
+            view.error("no earlier session in this workspace to continue")
+            return 2
+        try:
+            session.resume(wanted)
+        except StoreUnavailable as failure:
+            view.error(str(failure))
+            return 2
+        view.notice(f"Resumed {wanted} ({len(session.agent.messages)} messages).")
+    if args.mode:
+        session.agent.state.select(args.mode, "--mode")
+    return None
+
+
+def list_sessions(store: SessionStore | None, workspace: Path, view: ConsoleView) -> int:
+    sessions = store.sessions(workspace) if store else []
+    for info in sessions:
+        view.notice(info.summary)
+    view.notice("Resume one with --resume ID." if sessions else "No stored sessions in this workspace.")
+    return 0
 
 
 def warm_up_openai() -> None:
@@ -149,9 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     workspace = Path.cwd()
     view = ConsoleView(Console(stderr=headless), stream_markdown=not headless,
                        sandbox_status=sandbox_status)
+    store = open_store(view)
+    if args.resume == "":
+        return list_sessions(store, workspace, view)
     state = AppState()
     state.events.subscribe(view.on_event)
-    state.select(args.mode, "--mode")
     try:
         model = choose_model(args, view)
     except ModelError as failure:
@@ -167,11 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     agent = assemble(workspace, state, model, present, approve,
                      compact_after_tokens=(args.context_window, args.compact_at))
     agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
-    journal = Journal(open_store(view), state, workspace, view.error)
+    journal = Journal(store, state, workspace, view.error)
     state.events.subscribe(journal.on_event)
     session = Session(agent, journal)
-    if not start_session(args, session, view):
-        return 0 if args.resume == "" else 2
+    exit_code = start_session(args, session, view)
+    if exit_code is not None:
+        return exit_code
     if headless:
         from headless import run_headless
 

@@ -70,6 +70,11 @@ class SessionInfo:
     updated: float
     entries: int
 
+    @property
+    def summary(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.updated))
+        return f"{self.id}  {when}  {self.entries} entries"
+
 
 class SessionStore:
     def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS):

@@ -160,4 +160,3 @@ def test_build_mode_asks_only_for_commands_that_are_not_read_only(scratch):
 def test_families_cover_the_issue():
     assert {"redirection", "find actions", "sed", "git", "interpreters", "shells and wrappers",
             "obfuscation"} <= set(FAMILIES)
-    assert os.path.sep == "/"

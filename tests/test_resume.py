@@ -186,3 +186,27 @@ def test_a_broken_database_leaves_the_agent_running_in_memory(workspace, tmp_pat
     assert "session store" in done.stderr and "in memory" in done.stderr
     assert "Traceback" not in done.stderr
     assert contents() == before
+
+
+def test_continue_keeps_the_stored_mode_unless_mode_is_given(workspace, tmp_path):
+    env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / "home")}
+    (workspace / "s.json").write_text('[{"text": "planned"}]')
+    subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", "--mode", "plan",
+                    "-p", "plan"], cwd=workspace, env=env, check=True, capture_output=True, timeout=60)
+    server = FakeChatServer()
+    url = server.start()
+    server.reply_text("a")
+    server.reply_text("b")
+    try:
+        for extra in ([], ["--mode", "build"]):
+            subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", *extra, "-p", "x"],
+                           cwd=workspace, check=True, capture_output=True, timeout=60,
+                           env={**env, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+    finally:
+        server.stop()
+    first, second = (request["messages"][0]["content"] for request in server.requests)
+    assert first.startswith("# Plan Mode (ACTIVE)")
+    assert "Plan Mode" not in second
+    listing = subprocess.run([sys.executable, str(ROOT / "index.py"), "--resume"], cwd=workspace,
+                             env=env, capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0 and listing.stdout.count("sess_") == 1

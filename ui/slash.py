@@ -8,7 +8,6 @@ message to send to the model or the REPL should end.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from models.base import ModelError
@@ -80,8 +79,7 @@ def _compact(session: Session) -> SlashOutcome:
 
 def _resume(session: Session, session_id: str) -> SlashOutcome:
     if not session_id:
-        rows = [f"{info.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(info.updated))}  "
-                f"{info.entries} entries" for info in session.recent()]
+        rows = [info.summary for info in session.recent()]
         return SlashOutcome("Sessions in this workspace (newest first):\n" + "\n".join(rows) +
                             "\nResume one with /resume ID." if rows else "No stored sessions here.")
     try:
