@@ -12,9 +12,12 @@ from typing import Any, Callable
 
 from events import ToolDecision
 from index import assemble
+from journal import Journal
 from models.scripted import ScriptedModel
 from readonly_bash.classify import classify
 from readonly_bash.judgement import Judgement
+from session import Session as LiveSession
+from session_store import SessionStore
 from state import AppState, PermissionMode
 from tools.plan_mode import PlanReview
 
@@ -72,6 +75,15 @@ class Session:
     @property
     def permission(self) -> PermissionMode:
         return self.state.permission_mode
+
+
+def journaled(workspace: Path, store: SessionStore, turns: list[dict[str, Any]],
+              **options: Any) -> tuple[Session, LiveSession]:
+    """A test session whose events are journaled to `store`, and its live Session."""
+    session = Session(workspace, turns, **options)
+    journal = Journal(store, session.state, workspace, warn=lambda text: None)
+    session.state.events.subscribe(journal.on_event)
+    return session, LiveSession(session.agent, journal)
 
 
 def assert_valid_history(messages: list[dict[str, Any]]) -> None:

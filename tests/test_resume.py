@@ -14,23 +14,15 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from journal import Journal
-from session import CLOSED_BY_EXIT, Session as LiveSession
+from session import CLOSED_BY_EXIT
 from session_store import SessionStore
 from tests.fake_chat_server import FakeChatServer
-from tests.harness import Session, assert_valid_history, call, turn
+from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 TODOS = [{"content": "Plan the change", "status": "in_progress", "active_form": "Planning the change"},
          {"content": "Make it", "status": "pending"}]
-
-
-def journaled(workspace: Path, store: SessionStore, turns, **options) -> tuple[Session, LiveSession]:
-    session = Session(workspace, turns, **options)
-    journal = Journal(store, session.state, workspace, warn=lambda text: None)
-    session.state.events.subscribe(journal.on_event)
-    return session, LiveSession(session.agent, journal)
 
 
 def test_resume_restores_messages_modes_todos_and_trace(workspace, tmp_path):
