@@ -64,6 +64,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
                         help="compact automatically past this share of the window (default: %(default)s)")
     args = parser.parse_args(argv)
+    if args.prompt is not None and not args.prompt.strip():
+        parser.error("-p needs a prompt")
     if not 0 < args.compact_at <= 1:
         parser.error("--compact-at must be a share between 0 and 1")
     return args

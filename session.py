@@ -59,7 +59,8 @@ class Session:
             state.leave_plan_mode("resume")
 
     def trace(self) -> list[str]:
-        lines = []
+        state = self.agent.state
+        lines = [f"{state.model_requests} model requests and {state.tool_calls} tool calls in this run."]
         for entry in self.journal.audit:
             if entry["kind"] == "mode":
                 label = "plan" if entry["plan_mode"] else entry["permission_mode"]

@@ -55,3 +55,21 @@ def test_importing_index_starts_nothing(workspace):
                           cwd=workspace, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False"
     assert list(workspace.iterdir()) == []
+
+
+def test_an_empty_prompt_is_refused(workspace):
+    done = run_index(workspace, "-p", "  ")
+    assert done.returncode == 2 and "-p needs a prompt" in done.stderr
+
+
+def test_end_of_input_at_the_plan_question_rejects_the_plan():
+    from rich.console import Console
+
+    from ui.callbacks import interactive_present
+    from ui.console import ConsoleView
+
+    def closed(question: str) -> str:
+        raise EOFError
+
+    review = interactive_present(ConsoleView(Console(file=open(os.devnull, "w"))), closed)("the plan")
+    assert review.outcome == "reject"

@@ -69,3 +69,8 @@ def test_bash_returns_output_and_exit_code(workspace):
 def test_bash_timeout_stops_the_command(workspace):
     result, = run_calls(workspace, call("Bash", command="sleep 5", timeout=1))
     assert "timed out after 1 s" in result
+
+
+def test_bash_output_that_is_not_utf8_is_shown_not_fatal(workspace):
+    result, = run_calls(workspace, call("Bash", command="printf 'ok \\377\\n'"))
+    assert result.startswith("ok �") and result.endswith("[exit code 0]")

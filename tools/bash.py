@@ -57,7 +57,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
 
 def _run(command: str, workspace: Path, env: dict[str, str], timeout: int,
          ruleset: landlock.ReadOnlyRuleset | None) -> ToolResult:
-    process = subprocess.Popen(["bash", "-c", command], cwd=workspace, env=env, text=True,
+    process = subprocess.Popen(["bash", "-c", command], cwd=workspace, env=env,
+                               encoding="utf-8", errors="replace",
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True,
                                preexec_fn=ruleset.restrict if ruleset else None)

@@ -1,6 +1,7 @@
 """The callbacks the core takes from the UI: present a plan, approve a call.
 
-Interactive ones ask through `ask` (prompt-toolkit in the REPL, a fake in tests).
+Interactive ones ask through `ask` (prompt-toolkit in the REPL, a fake in tests);
+Ctrl-D at a question counts as "no".
 Headless ones (-p) cannot ask anyone: a plan is shown but not approved, so the
 turn ends with no plan file, and a permission question is answered no.
 """
@@ -13,17 +14,24 @@ from tools.plan_mode import PlanReview
 from ui.console import ConsoleView
 
 
+def _answer(ask: Callable[[str], str], question: str) -> str:
+    try:
+        return ask(question)
+    except EOFError:
+        return "n"
+
+
 def interactive_present(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[str], PlanReview]:
     def present(plan: str) -> PlanReview:
         view.show_plan(plan)
-        return PlanReview.from_answer(ask("Approve this plan? y = approve, n = reject, "
-                                          "or type feedback: "))
+        return PlanReview.from_answer(_answer(ask, "Approve this plan? y = approve, n = reject, "
+                                                   "or type feedback: "))
     return present
 
 
 def interactive_approve(ask: Callable[[str], str]) -> Callable[[str], bool]:
     def approve(question: str) -> bool:
-        return ask(f"{question} [y/N] ").strip().lower() in {"y", "yes"}
+        return _answer(ask, f"{question} [y/N] ").strip().lower() in {"y", "yes"}
     return approve
 
 
