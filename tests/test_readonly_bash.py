@@ -8,6 +8,8 @@ command runs in plan mode and prints what plain bash prints.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +24,13 @@ from step42_plan_mode.bash_corpus import make_scratch, snapshot
 from tests.harness import Session, call, turn
 
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
+OPTIONAL_PROGRAMS = ("node", "perl", "jq", "xxd", "shred", "python3")
+
+
+def skip_without_its_programs(command: str) -> None:
+    for program in OPTIONAL_PROGRAMS:
+        if re.search(rf"\b{program}\b", command) and not shutil.which(program):
+            pytest.skip(f"{program} is not installed")
 
 
 @pytest.fixture
@@ -53,6 +62,7 @@ def test_corpus_sizes():
 
 @pytest.mark.parametrize("command", MUTATING)
 def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command, scratch):
+    skip_without_its_programs(command)
     root = scratch.parent
     before = snapshot(root)
     plain_bash(command, scratch)
@@ -77,6 +87,7 @@ def test_classifier_refuses_every_mutating_command(command):
 @pytest.mark.parametrize("command", READ_ONLY_COMMANDS)
 def test_read_only_command_runs_in_plan_mode_with_bash_output(command, scratch):
     assert classify(command).read_only, classify(command)
+    skip_without_its_programs(command)
     expected = plain_bash(command, scratch)
     before = snapshot(scratch.parent)
     result = in_plan_mode(command, scratch)
@@ -160,3 +171,16 @@ def test_build_mode_asks_only_for_commands_that_are_not_read_only(scratch):
 def test_families_cover_the_issue():
     assert {"redirection", "find actions", "sed", "git", "interpreters", "shells and wrappers",
             "obfuscation"} <= set(FAMILIES)
+
+
+def test_without_landlock_the_user_is_told_and_reads_still_run(scratch, monkeypatch):
+    import index
+    from state import AppState
+    from tools.bash import make_bash_tool
+
+    monkeypatch.setattr(index, "abi_version", lambda: 0)
+    assert "classifier alone" in index.sandbox_status()
+    state = AppState()
+    state.enter_plan_mode("test")
+    bash = make_bash_tool(scratch, state, classify, sandbox_abi=lambda: 0)
+    assert bash.handler({"command": "cat f.txt"}).content.startswith("hello")
