@@ -37,9 +37,10 @@ class Executor:
             return error(problem)
         verdict = self.hooks.check(ToolCallEvent(tool, args, self.state))
         asked = verdict.decision == "ask"
-        if asked and not self.approve(verdict.reason):
-            verdict = Verdict("deny", verdict.hook, "The user declined this call. Do not retry it "
-                              "as is; ask what they would prefer, or take another approach.")
+        if asked:
+            verdict = (Verdict("allow", verdict.hook, verdict.reason) if self.approve(verdict.reason)
+                       else Verdict("deny", verdict.hook, "The user declined this call. Do not retry "
+                                    "it as is; ask what they would prefer, or take another approach."))
         self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
                                             verdict.reason, asked))
         if verdict.decision == "deny":

@@ -64,8 +64,12 @@ class Session:
         for entry in self.journal.audit:
             if entry["kind"] == "mode":
                 label = "plan" if entry["plan_mode"] else entry["permission_mode"]
-                lines.append(f"mode → {label:5} by {entry['cause']}")
-            else:
-                who = "you" if entry["asked"] else (entry["hook"] or "no hook")
-                lines.append(f"{entry['tool']:13} {entry['decision']:5} by {who}")
+                lines.append(f"mode → {label:5} (by {entry['cause']})")
+                continue
+            verb = "allowed" if entry["decision"] == "allow" else "denied"
+            if entry["asked"]:
+                verb += f" by you ({entry['hook']} asked)"
+            elif entry["hook"]:
+                verb += f" by {entry['hook']}"
+            lines.append(f"{entry['tool']:13} {verb}")
         return lines

@@ -16,6 +16,8 @@ def test_build_asks_before_write_and_unsafe_bash_but_not_safe_bash(workspace):
     assert len(session.questions) == 2
     assert (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
     assert "declined" in session.tool_results()[1]
+    assert [(d.tool, d.decision, d.asked) for d in session.decisions] == [
+        ("Write", "allow", True), ("Bash", "deny", True), ("Bash", "allow", False)]
 
 
 def test_edit_mode_writes_without_asking_but_asks_for_bash(workspace):

@@ -42,8 +42,8 @@ def test_resume_restores_messages_modes_todos_and_trace(workspace, tmp_path):
     second.run("go on")
     assert second.model.requests[0][1:len(first.agent.messages) + 1] == first.agent.messages
     trace = "\n".join(resumed.trace())
-    assert "mode → plan  by /plan" in trace and "mode → plan  by resume" in trace
-    assert "TodoWrite" in trace and "Write         deny  by plan-mode-guard" in trace
+    assert "mode → plan  (by /plan)" in trace and "mode → plan  (by resume)" in trace
+    assert "TodoWrite     allowed" in trace and "Write         denied by plan-mode-guard" in trace
 
 
 def test_every_mode_change_and_hook_decision_is_an_entry(workspace, tmp_path):
@@ -133,8 +133,8 @@ def test_resume_in_a_terminal_shows_plan_todos_and_trace(workspace, tmp_path):
     second.sendline("/todos")
     second.expect("◐ Planning the change")
     second.sendline("/trace")
-    second.expect(r"mode → plan\s+by /plan")
-    second.expect(r"TodoWrite\s+allow")
+    second.expect(r"mode → plan\s+\(by /plan\)")
+    second.expect(r"TodoWrite\s+allowed")
     second.sendline("/exit")
     second.expect(pexpect.EOF)
 
