@@ -74,3 +74,10 @@ def test_bash_timeout_stops_the_command(workspace):
 def test_bash_output_that_is_not_utf8_is_shown_not_fatal(workspace):
     result, = run_calls(workspace, call("Bash", command="printf 'ok \\377\\n'"))
     assert result.startswith("ok �") and result.endswith("[exit code 0]")
+
+
+def test_bash_output_is_capped_and_a_flood_is_stopped(workspace):
+    long, flood = run_calls(workspace, call("Bash", command="seq 100000"),
+                            call("Bash", command="cat /dev/zero"))
+    assert "output cut at 30000 of 588895 characters" in long and long.endswith("[exit code 0]")
+    assert flood.endswith("[stopped: it printed more than 10 MB]")

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,6 +27,7 @@ from tools.base import Tool, ToolResult, error, object_schema
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 MAX_OUTPUT = 30_000
+FLOOD_LIMIT = 10_000_000
 QUIET_GIT = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
              "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
              "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null"}
@@ -62,18 +64,48 @@ def _run(command: str, workspace: Path, env: dict[str, str], timeout: int,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True,
                                preexec_fn=ruleset.restrict if ruleset else None)
+    output = _CappedOutput(process)
+    output.start()
     try:
-        output, _ = process.communicate(timeout=timeout)
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill(process)
-        return error(f"The command timed out after {timeout} s and was stopped.")
+        return error(f"The command timed out after {timeout} s and was stopped.\n{output.text()}")
     except BaseException:
         _kill(process)
         raise
-    if len(output) > MAX_OUTPUT:
-        output = output[:MAX_OUTPUT] + f"\n… output cut at {MAX_OUTPUT} characters."
-    text = (output.rstrip("\n") or "(no output)") + f"\n[exit code {process.returncode}]"
-    return ToolResult(text, is_error=process.returncode != 0)
+    finally:
+        output.join()
+    status = "stopped: it printed more than 10 MB" if output.flooded else f"exit code {process.returncode}"
+    return ToolResult(f"{output.text()}\n[{status}]", is_error=process.returncode != 0)
+
+
+class _CappedOutput(threading.Thread):
+    """Reads a command's output beside it: keeps the first MAX_OUTPUT characters and
+    stops the command if it floods (`cat /dev/urandom` is read-only, and endless)."""
+
+    def __init__(self, process: subprocess.Popen):
+        super().__init__(daemon=True)
+        self.process = process
+        self.kept: list[str] = []
+        self.total = 0
+        self.flooded = False
+
+    def run(self) -> None:
+        for chunk in iter(lambda: self.process.stdout.read(8192), ""):
+            if self.total < MAX_OUTPUT:
+                self.kept.append(chunk[:MAX_OUTPUT - self.total])
+            self.total += len(chunk)
+            if self.total > FLOOD_LIMIT:
+                self.flooded = True
+                _kill(self.process)
+                return
+
+    def text(self) -> str:
+        kept = "".join(self.kept).rstrip("\n") or "(no output)"
+        if self.total > MAX_OUTPUT:
+            kept += f"\n… output cut at {MAX_OUTPUT} of {self.total} characters."
+        return kept
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -81,4 +113,3 @@ def _kill(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    process.communicate()
