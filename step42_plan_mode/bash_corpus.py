@@ -8,8 +8,10 @@ change nothing when stepagent runs it in plan mode. Every READ_ONLY command must
 run in plan mode and print what plain bash prints.
 
 CONFIG_DRIVEN commands look read-only and are classified so, but the scratch
-repository's own config makes git run a program; only the sandbox (and, for
-fsmonitor, the environment Bash sets) stops them.
+repository's own config or hooks make git run a program: an external diff, an
+fsmonitor, a hook run when `git status` refreshes the index. The environment
+Bash sets while planning (no fsmonitor, no hooks, no optional locks) and the
+sandbox stop them.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ MUTATING = [command for commands in FAMILIES.values() for command in commands]
 CONFIG_DRIVEN = {
     "git diff": "git config diff.external ./ext.sh",
     "git status": "git config core.fsmonitor ./ext.sh",
+    "git status --short": "cp ext.sh .git/hooks/post-index-change && touch f.txt",
 }
 
 READ_ONLY = [
