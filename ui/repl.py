@@ -1,6 +1,6 @@
 """The interactive loop: prompt-toolkit input, slash commands, Shift+Tab, toolbar.
 
-The bottom toolbar always shows the mode; PLAN is drawn in reverse magenta so
+The bottom toolbar always shows the mode; PLAN is drawn on a magenta background so
 it cannot be missed. Ctrl-C at the prompt clears the line; during a turn it
 cancels the turn (the agent loop keeps the history valid). Ctrl-D or /exit leaves.
 """
