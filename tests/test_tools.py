@@ -81,3 +81,14 @@ def test_bash_output_is_capped_and_a_flood_is_stopped(workspace):
                             call("Bash", command="cat /dev/zero"))
     assert "output cut at 30000 of 588895 characters" in long and long.endswith("[exit code 0]")
     assert flood.endswith("[stopped: it printed more than 10 MB]")
+
+
+def test_git_hooks_still_run_outside_plan_mode(workspace):
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\ntouch hook-ran.txt\n")
+    hook.chmod(0o755)
+    result, = run_calls(workspace, call("Bash", command="git -c user.email=a@b -c user.name=n "
+                                                    "commit -q --allow-empty -m x"))
+    assert result.endswith("[exit code 0]")
+    assert (workspace / "hook-ran.txt").exists(), "the user's own hooks are not the agent's to switch off"

@@ -28,24 +28,28 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 MAX_OUTPUT = 30_000
 FLOOD_LIMIT = 10_000_000
-QUIET_GIT = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
-             "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
-             "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null"}
+NO_PROMPTS = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+GIT_RUNS_NOTHING = {"GIT_OPTIONAL_LOCKS": "0", "GIT_CONFIG_COUNT": "2",
+                    "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
+                    "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null"}
 
 
 def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], Judgement],
                    sandbox_abi: Callable[[], int] = landlock.abi_version) -> Tool:
     def run(args: dict[str, Any]) -> ToolResult:
+        command = args["command"]
         timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
-        sandboxed = state.plan_mode and sandbox_abi() > 0
+        if not state.plan_mode:
+            return _run(command, workspace, {**os.environ, **NO_PROMPTS}, timeout, None)
+        env = {**os.environ, **NO_PROMPTS, **GIT_RUNS_NOTHING}
+        if sandbox_abi() == 0:
+            return _run(command, workspace, env, timeout, None)
         scratch = tempfile.mkdtemp(prefix="stepagent-bash-")
-        env = {**os.environ, **QUIET_GIT, "TMPDIR": scratch}
-        ruleset = landlock.read_only_ruleset(scratch) if sandboxed else None
+        ruleset = landlock.read_only_ruleset(scratch)
         try:
-            return _run(args["command"], workspace, env, timeout, ruleset)
+            return _run(command, workspace, {**env, "TMPDIR": scratch}, timeout, ruleset)
         finally:
-            if ruleset:
-                ruleset.close()
+            ruleset.close()
             shutil.rmtree(scratch, ignore_errors=True)
 
     return Tool("Bash", "Run a bash command in the workspace and return its output and exit code. "
