@@ -7,7 +7,9 @@ Plan mode itself is state, not history, so compaction cannot drop it: the guard
 keeps enforcing it, and the plan-mode reminder is sent again in full.
 
 `/compact` calls `compact`; `AutoCompact` is a preparer that calls it when the
-estimated request passes a share of the model's context window.
+estimated history passes a share of the model's context window (the system
+prompt, about a thousand tokens, is left out of the estimate rather than built
+twice per request).
 """
 
 from __future__ import annotations
@@ -66,5 +68,5 @@ class AutoCompact:
     share: float
 
     def __call__(self, agent: "Agent") -> None:
-        if len(agent.messages) > 2 and estimate_tokens(agent.request()) > self.window_tokens * self.share:
+        if len(agent.messages) > 2 and estimate_tokens(agent.messages) > self.window_tokens * self.share:
             compact(agent)

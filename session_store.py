@@ -181,17 +181,10 @@ class SessionStore:
         opening the database at the same moment finds the work done and skips it.
         An up-to-date database is only read, so opening it never waits for a writer."""
         while self._version() < len(MIGRATIONS):
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._write() as db:
                 version = self._version()
-                if version == len(MIGRATIONS):
-                    self._db.execute("COMMIT")
-                    return
-                for statement in MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {version + 1}")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+                if version < len(MIGRATIONS):
+                    for statement in MIGRATIONS[version].split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {version + 1}")

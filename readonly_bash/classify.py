@@ -69,10 +69,16 @@ def _judge_simple(words: list[Word], depth: int) -> Judgement:
     return judge_argv(name, args, globbed=any(w.glob for w in words[1:]))
 
 
-def _judge_wrapped(name: str, words: list[Word], takes_value: str, depth: int) -> Judgement:
+def _first_operand(words: list[Word], takes_value: str) -> int:
+    """Where a wrapper's own options end (`-n 5` takes a value, `-0` does not)."""
     i = 0
     while i < len(words) and words[i].text.startswith("-"):
         i += 2 if words[i].text[-1] in takes_value and len(words[i].text) == 2 else 1
+    return i
+
+
+def _judge_wrapped(name: str, words: list[Word], takes_value: str, depth: int) -> Judgement:
+    i = _first_operand(words, takes_value)
     if name == "timeout":
         i += 1
     if i >= len(words):
@@ -81,10 +87,7 @@ def _judge_wrapped(name: str, words: list[Word], takes_value: str, depth: int) -
 
 
 def _judge_xargs(words: list[Word], depth: int) -> Judgement:
-    i = 0
-    while i < len(words) and words[i].text.startswith("-"):
-        i += 2 if words[i].text[-1] in XARGS_VALUES and len(words[i].text) == 2 else 1
-    inner = words[i:] or [Word("echo")]
+    inner = words[_first_operand(words, XARGS_VALUES):] or [Word("echo")]
     judgement = _judge_simple(inner, depth)
     if judgement.read_only and _command_name(inner[0]) not in PLAIN:
         return unsafe("xargs adds arguments from its input, which could be flags", inner[0].text,

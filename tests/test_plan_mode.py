@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from plan_file import plan_path
 from tests.harness import Session, assert_valid_history, call, turn
@@ -181,7 +182,7 @@ def test_failure_mode_8_interrupt_during_tools_leaves_a_valid_history(workspace)
         raise KeyboardInterrupt
 
     tools = session.executor.tools
-    tools["Write"] = tools["Write"].__class__(**{**tools["Write"].__dict__, "handler": interrupted})
+    tools["Write"] = replace(tools["Write"], handler=interrupted)
     outcome = session.run()
     assert outcome.ending == "interrupted"
     assert_valid_history(session.agent.messages)

@@ -16,9 +16,16 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from events import Event, ModeChanged, TodosChanged, ToolDecision
+from events import Event, ModeChanged, Todo, TodosChanged, ToolDecision
 
 ARGUMENT_WIDTH = 60
+TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
+TODO_STYLES = {"completed": "dim", "in_progress": "bold yellow"}
+
+
+def todo_line(todo: Todo) -> str:
+    """One checklist line; an item in progress is shown in its active form."""
+    return f"{TODO_MARKS[todo.status]} {todo.shown}"
 
 
 @dataclass
@@ -64,20 +71,19 @@ class ConsoleView:
             label = "plan" if event.plan_mode else event.permission_mode
             self.notice(f"mode → {label} (by {event.cause})",
                         style="magenta" if event.plan_mode else "cyan")
-            if event.plan_mode and self.sandbox_status():
-                self.notice(self.sandbox_status(), style="dim")
+            status = self.sandbox_status() if event.plan_mode else ""
+            if status:
+                self.notice(status, style="dim")
         elif isinstance(event, TodosChanged):
             self.show_todos(event.new)
         elif isinstance(event, ToolDecision):
             self.show_decision(event)
 
-    def show_todos(self, todos) -> None:
+    def show_todos(self, todos: tuple[Todo, ...]) -> None:
         if not todos:
             self.notice("Todo list is empty.", style="dim")
         for todo in todos:
-            mark, style = {"completed": ("☑", "dim"), "in_progress": ("◐", "bold yellow")}.get(
-                todo.status, ("☐", ""))
-            self.console.print(Text(f"  {mark} {todo.shown}", style=style))
+            self.console.print(Text(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
 
     def show_plan(self, plan: str) -> None:
         self.console.print(Panel(Markdown(plan), title="Plan for approval", border_style="magenta",

@@ -14,6 +14,7 @@ from models.base import ModelError
 from session import Session
 from session_store import StoreUnavailable
 from state import MODE_CYCLE
+from ui.console import todo_line
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
@@ -25,7 +26,6 @@ HELP = """Commands:
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
-TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         state.select(rest, f"/mode {rest}")
         return SlashOutcome()
     if name == "/todos":
-        lines = [f"{TODO_MARKS[t.status]} {t.shown}" for t in state.todos]
+        lines = [todo_line(todo) for todo in state.todos]
         return SlashOutcome("\n".join(lines) or "The todo list is empty.")
     if name == "/trace":
         return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
