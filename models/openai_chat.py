@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from models.base import ModelError, Reply, ToolCall
+from models.catalog import ModelInfo, fetch_catalog
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -34,15 +35,25 @@ class OpenAIChatModel:
     def endpoint(self) -> str:
         return self.base_url or DEFAULT_BASE_URL
 
+    def client(self) -> Any:
+        """The openai client, made on first use (importing openai is slow)."""
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(api_key=self.api_key, base_url=self.endpoint,
+                                         max_retries=self.max_retries, timeout=self.timeout)
+        return self._client
+
+    def list_models(self) -> list[ModelInfo]:
+        """The endpoint's catalog; CatalogUnavailable when it has none."""
+        return fetch_catalog(self.client(), self.endpoint)
+
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:
         import openai
 
-        if self._client is None:
-            self._client = openai.OpenAI(api_key=self.api_key, base_url=self.endpoint,
-                                         max_retries=self.max_retries, timeout=self.timeout)
         try:
-            stream = self._client.chat.completions.create(
+            stream = self.client().chat.completions.create(
                 model=self.name, messages=messages, stream=True,
                 **({"tools": tools} if tools else {}))
             return _collect(stream, on_text)

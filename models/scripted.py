@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from models.base import ModelError, Reply, ToolCall
+from models.catalog import CatalogUnavailable, ModelInfo
 
 END_OF_SCRIPT = "(The script has ended; there is nothing more to replay.)"
 
@@ -26,6 +27,14 @@ class ScriptedModel:
     name: str = "scripted"
     requests: list[list[dict[str, Any]]] = field(default_factory=list)
     tool_schemas: list[list[dict[str, Any]]] = field(default_factory=list)
+    catalog: list[ModelInfo] | None = None
+
+    def list_models(self) -> list[ModelInfo]:
+        """The catalog a test gave this model; a script has none by default."""
+        if self.catalog is None:
+            raise CatalogUnavailable("the scripted model has no model catalog; only a real "
+                                     "endpoint can list models")
+        return list(self.catalog)
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:

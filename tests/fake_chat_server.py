@@ -24,6 +24,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
 class FakeChatServer:
     responses: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    models: list[dict[str, Any]] | None = None
 
     def reply_text(self, *pieces: str) -> None:
         chunks = [_chunk({"role": "assistant", "content": ""})]
@@ -52,17 +53,26 @@ class FakeChatServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                if server.models is None or not self.path.endswith("/models"):
+                    self._send_json(404, {"error": {"message": "Not Found", "type": "not_found"}})
+                else:
+                    self._send_json(200, {"object": "list", "data": server.models})
+
+            def _send_json(self, status: int, body: Any) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
                 response = server.responses.pop(0) if server.responses else {"status": 500, "body": {}}
                 if "chunks" not in response:
-                    payload = json.dumps(response["body"]).encode()
-                    self.send_response(response["status"])
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
+                    self._send_json(response["status"], response["body"])
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
