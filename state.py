@@ -2,9 +2,11 @@
 
 The plan flag lives here, beside (not inside) the permission mode: plan mode is
 a switch laid over build, edit or yolo, so leaving it returns to the mode in
-force before. `leave_plan_mode` is the one function that turns the flag off;
+force before. `leave_plan_mode` is the one function that turns the flag off:
+the flag is a read-only property, so assigning it from anywhere else fails.
 ExitPlanMode's approval, the user's own commands and a resume all go through it.
-Every change is emitted as an event with its cause (the audit trail).
+Every change is emitted as an event with its cause (the audit trail). Hooks get
+a `StateView`, a frozen snapshot, so a hook cannot change the state it judges.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import secrets
 from dataclasses import dataclass, field
 from enum import Enum
 
-from events import EventBus, ModeChanged, Todo, TodosChanged
+from agent.events import EventBus, ModeChanged, Todo, TodosChanged, mode_label
 
 
 class PermissionMode(str, Enum):
@@ -28,48 +30,65 @@ MODE_CYCLE = ("plan", "build", "edit", "yolo")
 
 
 def new_session_id() -> str:
+    """A fresh session id: `sess_` and 16 hex digits."""
     return "sess_" + secrets.token_hex(8)
+
+
+@dataclass(frozen=True)
+class StateView:
+    """What a hook may read of the state; frozen, so a hook cannot change it."""
+
+    plan_mode: bool
+    permission_mode: PermissionMode
+    session_id: str
 
 
 @dataclass
 class AppState:
+    """The session's modes, id and todos; every change is emitted as an event."""
+
     permission_mode: PermissionMode = PermissionMode.BUILD
-    plan_mode: bool = False
     session_id: str = field(default_factory=new_session_id)
-    plan_exit_unannounced: bool = False
-    plan_reminders: int = 0
     todos: tuple[Todo, ...] = ()
     events: EventBus = field(default_factory=EventBus)
-    tool_calls: int = 0
-    model_requests: int = 0
+    _plan_mode: bool = field(default=False, repr=False)
+
+    @property
+    def plan_mode(self) -> bool:
+        """Read-only: only enter_plan_mode and leave_plan_mode change it."""
+        return self._plan_mode
 
     @property
     def mode_label(self) -> str:
-        return "plan" if self.plan_mode else self.permission_mode.value
+        """The mode as the user names it: plan, build, edit or yolo."""
+        return mode_label(self._plan_mode, self.permission_mode.value)
+
+    def view(self) -> StateView:
+        """A frozen snapshot for hooks."""
+        return StateView(self._plan_mode, self.permission_mode, self.session_id)
 
     def enter_plan_mode(self, cause: str) -> bool:
         """Turn plan mode on; False when it already was."""
-        if self.plan_mode:
+        if self._plan_mode:
             return False
-        self.plan_mode = True
-        self.plan_exit_unannounced = False
-        self.plan_reminders = 0
+        self._plan_mode = True
         self._record(cause)
         return True
 
     def leave_plan_mode(self, cause: str) -> bool:
-        """The only place the plan flag goes off. False when it was not on.
-
-        The model is told on its next request (see reminders.py), whoever left.
-        """
-        if not self.plan_mode:
+        """The only place the plan flag goes off. False when it was not on."""
+        if not self._plan_mode:
             return False
-        self.plan_mode = False
-        self.plan_exit_unannounced = True
+        self._plan_mode = False
         self._record(cause)
         return True
 
+    def resume_session(self, session_id: str) -> None:
+        """Carry on as a stored session: its id is used from now on."""
+        self.session_id = session_id
+
     def set_permission_mode(self, mode: PermissionMode, cause: str) -> None:
+        """Switch build, edit or yolo; plan mode, if on, stays on."""
         self.permission_mode = mode
         self._record(cause)
 
@@ -95,4 +114,4 @@ class AppState:
         return old
 
     def _record(self, cause: str) -> None:
-        self.events.emit(ModeChanged(self.plan_mode, self.permission_mode.value, cause))
+        self.events.emit(ModeChanged(self._plan_mode, self.permission_mode.value, cause))

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from common import ROOT, median_seconds  # noqa: F401
 
-from readonly_bash.classify import classify
-from sandbox.landlock import abi_version
 from state import AppState
-from step42_plan_mode.bash_corpus import MUTATING, READ_ONLY
-from tools.bash import make_bash_tool
+from tests.bash_corpus import MUTATING, READ_ONLY
+from tools.bash.classifier.classify import classify
+from tools.bash.sandbox.landlock import abi_version
+from tools.bash.tool import make_bash_tool
 
 RUNS = 41
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import ROOT  # noqa: F401  (puts the project on sys.path)
 
-from index import assemble
+from agent.assemble import assemble
 from models.scripted import ScriptedModel
 from state import AppState
 from tools.base import Tool, ToolResult, object_schema

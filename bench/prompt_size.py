@@ -10,7 +10,7 @@ from pathlib import Path
 
 from common import ROOT  # noqa: F401
 
-from prompt import PromptContext, build_system_prompt
+from agent.prompt import PromptContext, build_system_prompt
 from state import AppState
 from tools.plan_mode import PlanReview
 from tools.toolset import build_tools

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from common import ROOT, median_seconds  # noqa: F401
 
-from index import assemble
-from journal import Journal
+from agent.assemble import assemble
 from models.scripted import ScriptedModel
-from session import Session
-from session_store import SessionStore
+from session.journal import Journal
+from session.live import Session
+from session.store import SessionStore
 from state import AppState
 from tools.plan_mode import PlanReview
 

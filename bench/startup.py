@@ -12,7 +12,6 @@ import tempfile
 import time
 
 import pexpect
-
 from common import ROOT
 
 RUNS = 7

@@ -19,6 +19,7 @@ WORKSPACE_EDITS = {"Write", "Edit"}
 
 
 def permission_ask(event: ToolCallEvent) -> str | None:
+    """A question for the user when the permission mode wants one for this call."""
     tool, mode = event.tool, event.state.permission_mode
     if mode is PermissionMode.YOLO or tool.allowed_in_plan_mode or tool.requires_user:
         return None

@@ -18,6 +18,7 @@ NAME = "plan-mode-guard"
 
 
 def plan_mode_guard(event: ToolCallEvent) -> str | None:
+    """Deny, with a reason that teaches, any call that could change the system while planning."""
     tool, state = event.tool, event.state
     if not state.plan_mode:
         if tool.name == "ExitPlanMode":

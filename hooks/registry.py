@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from state import AppState
+from state import StateView
 from tools.base import Tool
 
 Decision = Literal["deny", "ask"]
@@ -24,11 +24,13 @@ class ToolCallEvent:
 
     tool: Tool
     args: dict[str, Any]
-    state: AppState
+    state: StateView
 
 
 @dataclass(frozen=True)
 class Hook:
+    """A registered hook: its name (shown in denials), the callback, and what its reason means."""
+
     name: str
     callback: Callable[[ToolCallEvent], str | None]
     decision: Decision
@@ -45,13 +47,17 @@ class Verdict:
 
 @dataclass
 class HookRegistry:
+    """The PreToolUse hooks, asked in a fixed order: every deny hook, then every ask hook."""
+
     hooks: list[Hook] = field(default_factory=list)
 
     def on_pre_tool_use(self, name: str, callback: Callable[[ToolCallEvent], str | None],
                         decision: Decision = "deny") -> None:
+        """Register a hook; its reason denies the call or becomes a question, as `decision` says."""
         self.hooks.append(Hook(name, callback, decision))
 
     def check(self, event: ToolCallEvent) -> Verdict:
+        """The first reason from a deny hook, else from an ask hook, else allow."""
         for decision in ("deny", "ask"):
             for hook in self.hooks:
                 if hook.decision != decision:

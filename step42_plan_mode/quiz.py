@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from readonly_bash.classify import classify  # noqa: E402
-from step42_plan_mode.bash_corpus import MUTATING, READ_ONLY  # noqa: E402
+from tests.bash_corpus import MUTATING, READ_ONLY  # noqa: E402
+from tools.bash.classifier.classify import classify  # noqa: E402
 
 
 def questions(count: int, seed: int | None) -> list[tuple[str, bool]]:

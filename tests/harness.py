@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from events import ToolDecision
-from index import assemble
-from journal import Journal
+from agent.assemble import assemble
+from agent.events import ToolDecision
 from models.scripted import ScriptedModel
-from readonly_bash.classify import classify
-from readonly_bash.judgement import Judgement
-from session import Session as LiveSession
-from session_store import SessionStore
+from session.journal import Journal
+from session.live import Session as LiveSession
+from session.store import SessionStore
 from state import AppState, PermissionMode
+from tools.bash.classifier.classify import classify
+from tools.judgement import Judgement
 from tools.plan_mode import PlanReview
 
 

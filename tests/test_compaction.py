@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from compaction import MAX_PLAN_BYTES, AutoCompact
-from plan_file import save_plan
-from reminders import reminder_kind
+from session.compaction import MAX_PLAN_BYTES, AutoCompact
+from session.reminders import reminder_kind
 from tests.harness import Session, call, turn
+from tools.plan_file import save_plan
 
 TODOS = [{"content": "Write the parser", "status": "in_progress", "active_form": "Writing the parser"}]
 
@@ -36,7 +36,7 @@ def test_compaction_after_a_plan_carries_the_plan_file_and_todos(workspace):
                                   turn("", call("TodoWrite", todos=TODOS)), turn("working"),
                                   turn("SUMMARY"), turn("next")], mode="plan", plan_answers=["y"])
     session.run("plan")
-    from compaction import compact
+    from session.compaction import compact
 
     compact(session.agent)
     session.run("continue")
@@ -50,7 +50,7 @@ def test_compaction_after_a_plan_carries_the_plan_file_and_todos(workspace):
 def test_a_huge_plan_file_is_cut_to_80_kib(workspace):
     session = Session(workspace, [turn("SUMMARY"), turn("ok")])
     save_plan(workspace, session.state.session_id, "x" * (MAX_PLAN_BYTES * 2))
-    from compaction import compact
+    from session.compaction import compact
 
     compact(session.agent)
     continuity = session.agent.messages[1]["content"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from plan_file import plan_path
 from tests.harness import Session, assert_valid_history, call, turn
+from tools.plan_file import plan_path
 
 PLAN = "1. Create hello.txt\n2. Check it"
 
@@ -75,7 +75,7 @@ def test_reject_ends_the_turn_and_plan_mode_stays_on(workspace):
         turn("", call("ExitPlanMode", plan=PLAN), call("Write", file_path="a.txt", content="a")),
         turn("never reached")], mode="plan", plan_answers=["n"])
     outcome = session.run()
-    assert outcome.ending == "plan_rejected"
+    assert outcome.ending == "ended_by_tool"
     assert len(session.model.requests) == 1, "the model is not asked again after a rejection"
     assert session.state.plan_mode
     assert not (workspace / ".stepagent").exists(), "no plan file for a rejected plan"

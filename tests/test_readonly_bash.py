@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from readonly_bash.classify import classify
-from readonly_bash.judgement import READ_ONLY
-from sandbox.landlock import abi_version
-from step42_plan_mode.bash_corpus import CONFIG_DRIVEN, FAMILIES, MUTATING, READ_ONLY as READ_ONLY_COMMANDS
-from step42_plan_mode.bash_corpus import make_scratch, snapshot
+from tests.bash_corpus import CONFIG_DRIVEN, FAMILIES, MUTATING, make_scratch, snapshot
+from tests.bash_corpus import READ_ONLY as READ_ONLY_COMMANDS
 from tests.harness import Session, call, turn
+from tools.bash.classifier.classify import classify
+from tools.bash.sandbox.landlock import abi_version
+from tools.judgement import READ_ONLY
 
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
 OPTIONAL_PROGRAMS = ("node", "perl", "jq", "xxd", "shred", "python3")
@@ -174,12 +174,12 @@ def test_families_cover_the_issue():
 
 
 def test_without_landlock_the_user_is_told_and_reads_still_run(scratch, monkeypatch):
-    import index
     from state import AppState
-    from tools.bash import make_bash_tool
+    from tools.bash.sandbox import status
+    from tools.bash.tool import make_bash_tool
 
-    monkeypatch.setattr(index, "abi_version", lambda: 0)
-    assert "classifier alone" in index.sandbox_status()
+    monkeypatch.setattr(status, "abi_version", lambda: 0)
+    assert "classifier alone" in status.sandbox_status()
     state = AppState()
     state.enter_plan_mode("test")
     bash = make_bash_tool(scratch, state, classify, sandbox_abi=lambda: 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reminders import reminder_kind
+from session.reminders import reminder_kind
 from tests.harness import Session, call, turn
 
 

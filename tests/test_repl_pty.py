@@ -9,6 +9,7 @@ import pytest
 
 from tests.fake_chat_server import FakeChatServer
 from tests.terminal import Terminal
+
 PLAN = "1. Write made.txt"
 SCRIPT = {"title": "pty", "turns": [
     {"text": "trying early", "tool_calls": [{"name": "Write", "arguments": {"file_path": "made.txt", "content": "early"}}]},

@@ -14,8 +14,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from session import CLOSED_BY_EXIT
-from session_store import SessionStore
+from session.live import CLOSED_BY_EXIT
+from session.store import SessionStore
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal

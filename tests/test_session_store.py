@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from events import Todo
-from session_store import MIGRATIONS, SessionStore, StoreUnavailable
+from agent.events import Todo
+from session.store import MIGRATIONS, SessionStore, StoreUnavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,7 +76,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     path = tmp_path / "sessions.db"
     SessionStore(path).create_session("sess_shared", tmp_path)
     writer = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-              "from session_store import SessionStore; s = SessionStore(Path(sys.argv[2])); "
+              "from session.store import SessionStore; s = SessionStore(Path(sys.argv[2])); "
               "[s.append('sess_shared', 'message', {'who': sys.argv[3], 'n': n}) for n in range(100)]")
     processes = [subprocess.Popen([sys.executable, "-c", writer, str(ROOT), str(path), str(w)])
                  for w in range(3)]

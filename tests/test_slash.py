@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from session_store import SessionStore
+from session.store import SessionStore
 from tests.harness import call, journaled, turn
 from ui.slash import run_slash_command
 

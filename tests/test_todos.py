@@ -6,7 +6,7 @@ import json
 
 from rich.console import Console
 
-from events import Todo
+from agent.events import Todo
 from tests.harness import Session, call, turn
 from ui.console import ConsoleView
 from ui.repl import toolbar

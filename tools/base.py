@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from readonly_bash.judgement import Judgement
+from tools.judgement import Judgement
 
 
 @dataclass

@@ -15,17 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from plan_file import save_plan
 from state import AppState
+from tools import plan_mode_text
 from tools.base import Tool, ToolResult, error, object_schema
+from tools.plan_file import save_plan
 
-ENTERED = """Plan mode is on. Do not write or edit any files yet.
-1. Find the relevant code with Glob, Grep and read-only Bash.
-2. Read the key files until you understand how they fit together.
-3. If a decision is genuinely the user's, ask in your reply; otherwise choose sensible defaults.
-4. Design the change: which files, what changes, in what order, how to verify.
-5. Call ExitPlanMode with the plan as markdown.
-6. Wait for the user's review; start only after approval."""
 NOT_APPROVED = ("The user did not approve the plan. You are still in plan mode: read the user's "
                 "message that follows, revise the plan, and call ExitPlanMode again.")
 REJECTED = ("The user rejected the plan and wants to talk it over. You are still in plan mode. "
@@ -51,9 +45,9 @@ class PlanReview:
 def make_plan_mode_tools(workspace: Path, state: AppState,
                          present: Callable[[str], PlanReview]) -> list[Tool]:
     def enter(args: dict[str, Any]) -> ToolResult:
-        if not state.enter_plan_mode("EnterPlanMode"):
-            return ToolResult("Plan mode is already on.\n" + ENTERED)
-        return ToolResult(ENTERED)
+        entered = state.enter_plan_mode("EnterPlanMode")
+        return ToolResult(("" if entered else "Plan mode was already on.\n") +
+                          plan_mode_text.full_instructions())
 
     def exit_plan(args: dict[str, Any]) -> ToolResult:
         plan = args["plan"].strip()

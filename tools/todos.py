@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from events import Todo
+from agent.events import Todo
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
 
@@ -28,8 +28,8 @@ ITEM = {"type": "object",
 
 
 def as_dicts(todos: tuple[Todo, ...]) -> list[dict[str, str]]:
-    return [{"content": t.content, "status": t.status, "priority": t.priority,
-             "active_form": t.active_form} for t in todos]
+    """The list as the model reads it."""
+    return [todo.as_dict() for todo in todos]
 
 
 def make_todo_tools(state: AppState) -> list[Tool]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from readonly_bash.classify import classify
-from readonly_bash.judgement import Judgement
 from state import AppState
 from tools.base import Tool
-from tools.bash import make_bash_tool
+from tools.bash.classifier.classify import classify
+from tools.bash.tool import make_bash_tool
 from tools.files import make_file_tools
+from tools.judgement import Judgement
 from tools.plan_mode import PlanReview, make_plan_mode_tools
 from tools.search import make_search_tools
 from tools.todos import make_todo_tools

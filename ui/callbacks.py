@@ -22,6 +22,7 @@ def _answer(ask: Callable[[str], str], question: str) -> str:
 
 
 def interactive_present(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[str], PlanReview]:
+    """Show the plan panel and read the review: y, n, or feedback."""
     def present(plan: str) -> PlanReview:
         view.show_plan(plan)
         return PlanReview.from_answer(_answer(ask, "Approve this plan? y = approve, n = reject, "
@@ -30,14 +31,15 @@ def interactive_present(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
 
 
 def interactive_approve(ask: Callable[[str], str]) -> Callable[[str], bool]:
+    """Put a permission question to the user; only y or yes allows."""
     def approve(question: str) -> bool:
         return _answer(ask, f"{question} [y/N] ").strip().lower() in {"y", "yes"}
     return approve
 
 
-def headless_present(view: ConsoleView, shown_plans: list[str]) -> Callable[[str], PlanReview]:
+def headless_present(view: ConsoleView) -> Callable[[str], PlanReview]:
+    """Nobody can approve in -p: the plan is rejected, so the turn ends and nothing changes."""
     def present(plan: str) -> PlanReview:
-        shown_plans.append(plan)
         view.notice("The plan cannot be approved in -p mode; the turn ends and nothing is changed.",
                     style="yellow")
         return PlanReview("reject")
@@ -45,6 +47,7 @@ def headless_present(view: ConsoleView, shown_plans: list[str]) -> Callable[[str
 
 
 def headless_approve(view: ConsoleView) -> Callable[[str], bool]:
+    """Nobody can answer in -p: every permission question is answered no, and shown."""
     def approve(question: str) -> bool:
         view.notice(f"{question} → no (-p cannot ask; use --mode yolo to allow)", style="yellow")
         return False

@@ -16,7 +16,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from events import Event, ModeChanged, Todo, TodosChanged, ToolDecision
+from agent.events import Event, ModeChanged, Todo, TodosChanged, ToolDecision
 
 ARGUMENT_WIDTH = 60
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
@@ -68,8 +68,7 @@ class ConsoleView:
     def on_event(self, event: Event) -> None:
         """Mode changes (with who caused them) and todo lists, as they happen."""
         if isinstance(event, ModeChanged):
-            label = "plan" if event.plan_mode else event.permission_mode
-            self.notice(f"mode → {label} (by {event.cause})",
+            self.notice(f"mode → {event.label} (by {event.cause})",
                         style="magenta" if event.plan_mode else "cyan")
             status = self.sandbox_status() if event.plan_mode else ""
             if status:

@@ -17,8 +17,8 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from agent import TurnOutcome
-from session import Session
+from agent.loop import TurnOutcome
+from session.live import Session
 from state import AppState
 from ui.console import ConsoleView
 from ui.slash import run_slash_command
@@ -84,7 +84,7 @@ def report_outcome(outcome: TurnOutcome, view: ConsoleView) -> None:
     if outcome.ending == "interrupted":
         view.notice("Turn cancelled (Ctrl-C). The conversation is intact; go on when ready.",
                     style="yellow")
-    elif outcome.ending == "plan_rejected":
+    elif outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode":
         view.notice("Plan rejected. Plan mode stays on; tell the agent what you want.", style="yellow")
     elif outcome.error:
         view.error(outcome.error)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.base import ModelError
-from session import Session
-from session_store import StoreUnavailable
+from session.live import Session
+from session.store import StoreUnavailable
 from state import MODE_CYCLE
 from ui.console import todo_line
 

@@ -1,8 +1,10 @@
 """The session's event stream: what happened, for whoever listens.
 
 The state, the agent's history and the executor emit events; the session
-journal (journal.py) stores them and the console shows them. Emitters do not
-know their listeners, which is what keeps the loop and the UI apart.
+journal (session/journal.py) stores them, the reminders keep their own log from
+them, and the console shows them. Emitters do not know their listeners, which is
+what keeps the loop and the UI apart. This module is a leaf: it imports nothing
+from stepagent, so the state at the bottom can emit events too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any, Callable, Union
 
 @dataclass(frozen=True)
 class Todo:
+    """One item of the task-level todo list."""
+
     content: str
     status: str = "pending"
     priority: str = "medium"
@@ -23,22 +27,43 @@ class Todo:
         """The wording a user sees: the active form while in progress."""
         return (self.active_form or self.content) if self.status == "in_progress" else self.content
 
+    def as_dict(self) -> dict[str, str]:
+        """The one serialisation of a todo: tool results, the journal and the store use it."""
+        return {"content": self.content, "status": self.status, "priority": self.priority,
+                "active_form": self.active_form}
+
+
+def mode_label(plan_mode: bool, permission_mode: str) -> str:
+    """The mode as the user names it: plan while planning, else the permission mode."""
+    return "plan" if plan_mode else permission_mode
+
 
 @dataclass(frozen=True)
 class ModeChanged:
+    """The plan flag or the permission mode changed, and who changed it."""
+
     plan_mode: bool
     permission_mode: str
     cause: str
 
+    @property
+    def label(self) -> str:
+        """The mode now in force, as the user names it."""
+        return mode_label(self.plan_mode, self.permission_mode)
+
 
 @dataclass(frozen=True)
 class TodosChanged:
+    """TodoWrite replaced the whole list."""
+
     old: tuple[Todo, ...]
     new: tuple[Todo, ...]
 
 
 @dataclass(frozen=True)
 class MessageAdded:
+    """A message joined the history (the journal stores it the moment it does)."""
+
     message: dict[str, Any]
 
 
@@ -66,11 +91,15 @@ Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolDecision, Compacted]
 
 @dataclass
 class EventBus:
+    """Emitters call `emit`; listeners `subscribe` and are called in order."""
+
     listeners: list[Callable[[Event], None]] = field(default_factory=list)
 
     def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Call `listener` with every event from now on."""
         self.listeners.append(listener)
 
     def emit(self, event: Event) -> None:
+        """Tell every listener, in the order they subscribed."""
         for listener in self.listeners:
             listener(event)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from readonly_bash.awk import judge_awk
-from readonly_bash.flags import forbidden_flag, positionals
-from readonly_bash.git import judge_git
-from readonly_bash.judgement import READ_ONLY, Judgement, unsafe
-from readonly_bash.sed import judge_sed
+from tools.bash.classifier.awk import judge_awk
+from tools.bash.classifier.flags import forbidden_flag, positionals
+from tools.bash.classifier.git import judge_git
+from tools.bash.classifier.sed import judge_sed
+from tools.judgement import READ_ONLY, Judgement, unsafe
 
 PLAIN = frozenset("""
 ls cat head tail wc grep egrep fgrep pwd echo printf true false which type stat du df nl

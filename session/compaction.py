@@ -4,7 +4,8 @@ The model writes the summary. Afterwards the history holds two reminders: the
 summary, and the continuity note — whether plan mode is on, the latest plan
 file of this session with its contents (at most 80 KiB), and the todo list.
 Plan mode itself is state, not history, so compaction cannot drop it: the guard
-keeps enforcing it, and the plan-mode reminder is sent again in full.
+keeps enforcing it, and the plan-mode reminder is sent again in full (the
+reminders' log hears the Compacted event).
 
 `/compact` calls `compact`; `AutoCompact` is a preparer that calls it when the
 estimated history passes a share of the model's context window (the system
@@ -19,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from events import Compacted
-from plan_file import plan_path
-from reminders import todo_lines, wrap
+from agent.events import Compacted
+from session.reminders import todo_lines, wrap
 from state import AppState
+from tools.plan_file import plan_path
 
 if TYPE_CHECKING:
-    from agent import Agent
+    from agent.loop import Agent
 
 MAX_PLAN_BYTES = 80 * 1024
 SUMMARY_REQUEST = ("Write a summary of this conversation that lets you continue the work from the "
@@ -57,7 +58,6 @@ def compact(agent: "Agent") -> str:
     kept = (wrap("summary", f"Summary of the conversation so far:\n{summary}"),
             wrap("continuity", continuity(agent.state, agent.workspace)))
     agent.messages[:] = kept
-    agent.state.plan_reminders = 0
     agent.state.events.emit(Compacted(kept))
     return summary
 

@@ -2,7 +2,8 @@
 
 A reminder is a user message wrapped in a <system-reminder kind="…"> tag, kept
 in the history (and so in the session store) like any message, so the model
-sees when it was said. `add_due_reminders` is one of the agent's preparers.
+sees when it was said. `Reminders` is one of the agent's preparers; `due_reminders`
+only answers what is due, and `ReminderLog.record` notes what was sent.
 The rules, each read off the state and the history:
 
   plan-mode   on entering plan mode, then after every 5 real user messages;
@@ -16,38 +17,31 @@ The rules, each read off the state and the history:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from events import Todo
-from plan_file import plan_path
+from agent.events import Compacted, Event, ModeChanged, Todo
 from state import AppState
+from tools import plan_mode_text
+from tools.plan_file import plan_path
 
 if TYPE_CHECKING:
-    from agent import Agent
+    from agent.loop import Agent
 
 PLAN_INTERVAL = 5
 FULL_EVERY = 5
 TODO_INTERVAL = 10
 TAG = re.compile(r'^<system-reminder kind="([a-z-]+)">')
 
-PLAN_FULL = """Plan mode is active. The user wants no changes yet: do not edit files, run commands that change anything, commit, or change configuration.
-Work in four phases:
-1. Understand: read the code that matters with Read, Glob, Grep and read-only Bash.
-2. Design: choose an approach; note the files to change and how to verify the result.
-3. Review: if a decision is genuinely the user's, ask it plainly and wait.
-4. Present: call ExitPlanMode with the plan.
-End your turn either with a question for the user or with ExitPlanMode. Asking whether the plan is acceptable is ExitPlanMode's job, never a line of prose."""
-PLAN_SHORT = "Plan mode is still active: research only, then present the plan with ExitPlanMode."
 PLAN_REENTRY = ("A plan from earlier in this session is saved at {path}. Read it first; then "
                 "refine it or, if the task has changed, start a new one.")
-PLAN_ENDED = ("Plan mode has ended. You may now edit files and run commands, within the "
-              "permission mode the user has chosen.")
 TODO_NUDGE = ("TodoWrite has not been used for a while. If the task has several steps, updating "
               "the list helps you and the user keep track; ignore this if it does not apply.")
 
 
 def wrap(kind: str, text: str) -> dict[str, str]:
+    """A reminder message of this kind."""
     return {"role": "user", "content": f'<system-reminder kind="{kind}">\n{text}\n</system-reminder>'}
 
 
@@ -59,21 +53,53 @@ def reminder_kind(message: dict[str, Any]) -> str:
 
 
 def todo_lines(todos: tuple[Todo, ...]) -> str:
+    """The todo list as numbered lines for the model."""
     return "\n".join(f"{n}. [{t.status}] {t.content}" for n, t in enumerate(todos, 1)) or "(empty)"
 
 
-def due_reminders(state: AppState, messages: list[dict[str, Any]], tool_names: tuple[str, ...],
-                  workspace: Path) -> list[dict[str, str]]:
+@dataclass
+class ReminderLog:
+    """What the reminders remember between requests, kept out of AppState.
+
+    It follows the event stream: entering plan mode (or compacting) starts the
+    plan-mode count again, leaving it makes the plan-ended note due.
+    """
+
+    planning: bool = False
+    plan_sent: int = 0
+    plan_ended_due: bool = False
+
+    def on_event(self, event: Event) -> None:
+        """Track plan mode's transitions and compactions."""
+        if isinstance(event, ModeChanged):
+            if event.plan_mode and not self.planning:
+                self.plan_sent, self.plan_ended_due = 0, False
+            elif self.planning and not event.plan_mode:
+                self.plan_ended_due = True
+            self.planning = event.plan_mode
+        elif isinstance(event, Compacted):
+            self.plan_sent = 0
+
+    def record(self, sent: list[dict[str, str]]) -> None:
+        """Note the reminders that were just added to the history."""
+        kinds = [reminder_kind(message) for message in sent]
+        self.plan_sent += kinds.count("plan-mode")
+        if "plan-ended" in kinds:
+            self.plan_ended_due = False
+
+
+def due_reminders(state: AppState, log: ReminderLog, messages: list[dict[str, Any]],
+                  tool_names: tuple[str, ...], workspace: Path) -> list[dict[str, str]]:
+    """The reminders the next request should carry; changes nothing."""
     due: list[dict[str, str]] = []
-    if state.plan_exit_unannounced and not state.plan_mode:
-        state.plan_exit_unannounced = False
-        due.append(wrap("plan-ended", PLAN_ENDED))
-    if state.plan_mode and (state.plan_reminders == 0 or
+    if log.plan_ended_due and not state.plan_mode:
+        due.append(wrap("plan-ended", plan_mode_text.ENDED))
+    if state.plan_mode and (log.plan_sent == 0 or
                             _user_messages_since(messages, "plan-mode") >= PLAN_INTERVAL):
-        state.plan_reminders += 1
-        text = PLAN_FULL if (state.plan_reminders - 1) % FULL_EVERY == 0 else PLAN_SHORT
+        full = log.plan_sent % FULL_EVERY == 0
+        text = f"{plan_mode_text.RULES}\n{plan_mode_text.WORKFLOW}" if full else plan_mode_text.STILL_ACTIVE
         saved = plan_path(workspace, state.session_id)
-        if state.plan_reminders == 1 and saved.exists():
+        if log.plan_sent == 0 and saved.exists():
             text += "\n" + PLAN_REENTRY.format(path=saved)
         due.append(wrap("plan-mode", text))
     if "TodoWrite" in tool_names and _assistant_messages_since_todo(messages) >= TODO_INTERVAL:
@@ -81,10 +107,18 @@ def due_reminders(state: AppState, messages: list[dict[str, Any]], tool_names: t
     return due
 
 
-def add_due_reminders(agent: "Agent") -> None:
-    for reminder in due_reminders(agent.state, agent.messages, tuple(agent.executor.tools),
-                                  agent.workspace):
-        agent.add(reminder)
+@dataclass
+class Reminders:
+    """The preparer: add what is due to the history, then record it as sent."""
+
+    log: ReminderLog = field(default_factory=ReminderLog)
+
+    def __call__(self, agent: "Agent") -> None:
+        due = due_reminders(agent.state, self.log, agent.messages, tuple(agent.executor.tools),
+                            agent.workspace)
+        for reminder in due:
+            agent.add(reminder)
+        self.log.record(due)
 
 
 def _user_messages_since(messages: list[dict[str, Any]], kind: str) -> int:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from readonly_bash.judgement import Judgement, unsafe
+from tools.judgement import Judgement, unsafe
 
 STRUCTURE = {"program", "list", "pipeline", "redirected_statement", "subshell",
              "compound_statement", "negated_command"}

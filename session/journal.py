@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from events import Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision
-from session_store import SessionStore, StoreUnavailable
+from agent.events import Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision
+from session.store import SessionStore, StoreUnavailable
 from state import AppState
 
 
@@ -31,7 +31,7 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
         return "hook", {"tool": event.tool, "decision": event.decision, "hook": event.hook,
                         "reason": event.reason, "asked": event.asked}
     if isinstance(event, TodosChanged):
-        return "todos", {"todos": [todo.__dict__ for todo in event.new]}
+        return "todos", {"todos": [todo.as_dict() for todo in event.new]}
     return "compaction", {"messages": list(event.messages)}
 
 

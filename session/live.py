@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent import Agent
-from compaction import compact
-from journal import Journal, read_session, unanswered_calls
-from session_store import SessionInfo, SessionStore, StoreUnavailable
+from agent.events import mode_label
+from agent.loop import Agent
+from session.compaction import compact
+from session.journal import Journal, read_session, unanswered_calls
+from session.store import SessionInfo, SessionStore, StoreUnavailable
 from state import PermissionMode
 
 CLOSED_BY_EXIT = "Not run: the session ended before this call finished."
@@ -44,7 +45,7 @@ class Session:
             raise StoreUnavailable(f"no session {session_id} in {self.store.path}")
         restored = read_session(self.store, session_id)
         state = self.agent.state
-        state.session_id = restored.session_id
+        state.resume_session(restored.session_id)
         self.journal.audit[:] = restored.audit
         self.agent.messages[:] = restored.messages
         for call_id in unanswered_calls(self.agent.messages):
@@ -59,11 +60,11 @@ class Session:
             state.leave_plan_mode("resume")
 
     def trace(self) -> list[str]:
-        state = self.agent.state
-        lines = [f"{state.model_requests} model requests and {state.tool_calls} tool calls in this run."]
+        lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "
+                 "in this run."]
         for entry in self.journal.audit:
             if entry["kind"] == "mode":
-                label = "plan" if entry["plan_mode"] else entry["permission_mode"]
+                label = mode_label(entry["plan_mode"], entry["permission_mode"])
                 lines.append(f"mode → {label:5} (by {entry['cause']})")
                 continue
             verb = "allowed" if entry["decision"] == "allow" else "denied"

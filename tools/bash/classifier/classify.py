@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import shutil
 
-from readonly_bash.commands import PLAIN, judge_argv
-from readonly_bash.judgement import READ_ONLY, Judgement, unsafe
-from readonly_bash.parse import Word, parse
+from tools.bash.classifier.commands import PLAIN, judge_argv
+from tools.bash.classifier.parse import Word, parse
+from tools.judgement import READ_ONLY, Judgement, unsafe
 
 SHELLS = frozenset("sh bash dash zsh ksh".split())
 RUNNERS = frozenset("eval exec source . sudo su doas nohup builtin trap alias".split())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from readonly_bash.judgement import READ_ONLY, Judgement, unsafe
+from tools.judgement import READ_ONLY, Judgement, unsafe
 
 VALUE_FLAGS = {"-F", "-v"}
 UNSAFE_FLAGS = ("-f", "-i", "-l", "-E", "--file", "--include", "--load", "--exec", "--source")

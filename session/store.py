@@ -15,6 +15,7 @@ message; callers fall back to memory. The store never rewrites what it holds.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -22,9 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from events import Todo
+from agent.events import Todo
 
 BUSY_TIMEOUT_SECONDS = 5.0
+
+
+def default_home() -> Path:
+    """Where stepagent keeps its own files: $STEPAGENT_HOME, else ~/.stepagent."""
+    return Path(os.environ.get("STEPAGENT_HOME") or Path.home() / ".stepagent")
+
 MIGRATIONS = [
     """
     CREATE TABLE sessions (

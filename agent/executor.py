@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from events import ToolDecision
+from agent.events import ToolDecision
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from models.base import ToolCall
 from state import AppState
@@ -24,18 +24,22 @@ from tools.validate import schema_errors
 
 @dataclass
 class Executor:
+    """Runs tool calls through validation, the hooks and the user's answer, to one result each."""
+
     tools: dict[str, Tool]
     hooks: HookRegistry
     state: AppState
     approve: Callable[[str], bool]
+    calls: int = 0
 
     def run(self, call: ToolCall) -> ToolResult:
-        self.state.tool_calls += 1
+        """Exactly one ToolResult for this call, whatever happens."""
+        self.calls += 1
         tool, args, problem = self._validated(call)
         if problem:
             self.state.events.emit(ToolDecision(call.name, {}, "deny", "validation", problem))
             return error(problem)
-        verdict = self.hooks.check(ToolCallEvent(tool, args, self.state))
+        verdict = self.hooks.check(ToolCallEvent(tool, args, self.state.view()))
         asked = verdict.decision == "ask"
         if asked:
             verdict = (Verdict("allow", verdict.hook, verdict.reason) if self.approve(verdict.reason)

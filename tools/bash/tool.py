@@ -19,10 +19,10 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from readonly_bash.judgement import Judgement
-from sandbox import landlock
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
+from tools.bash.sandbox import landlock
+from tools.judgement import Judgement
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600

@@ -10,8 +10,8 @@ on Linux, by the sandbox.
 
 from __future__ import annotations
 
-from readonly_bash.flags import forbidden_flag, positionals
-from readonly_bash.judgement import READ_ONLY, Judgement, unsafe
+from tools.bash.classifier.flags import forbidden_flag, positionals
+from tools.judgement import READ_ONLY, Judgement, unsafe
 
 GLOBAL_WITH_VALUE = {"-C", "--git-dir", "--work-tree", "--namespace"}
 GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--bare", "--literal-pathspecs",

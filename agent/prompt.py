@@ -15,39 +15,40 @@ from pathlib import Path
 from typing import Callable
 
 from state import AppState
+from tools import plan_mode_text
 
 
 @dataclass(frozen=True)
 class PromptContext:
+    """What the sections may read: the state, the workspace and the tool names."""
+
     state: AppState
     workspace: Path
     tool_names: tuple[str, ...]
 
 
 def plan_mode_section(context: PromptContext) -> str | None:
+    """While planning: the plan-mode instructions, placed first."""
     if not context.state.plan_mode:
         return None
-    return """# Plan Mode (ACTIVE)
-The user wants a plan before any change. You may only research: do not edit files, run commands that change anything, commit, or change configuration. Calls that could change the system are denied.
-- Research with read-only tools: Read, Glob, Grep, and Bash only for read-only commands (ls, cat, grep, git status/log/diff/show…).
-- Then call ExitPlanMode with a concise, step-by-step plan in markdown and wait for the user's review.
-- Never ask "is this plan OK?" in prose: ExitPlanMode is how the user sees and approves a plan.
-- If the user rejects the plan, wait for them to speak before presenting again.
-- The user can also leave plan mode themselves (/mode or Shift+Tab); you will be told when that happens."""
+    return "# Plan Mode (ACTIVE)\n" + plan_mode_text.full_instructions()
 
 
 def identity_section(context: PromptContext) -> str:
+    """Who the agent is and where it works."""
     return f"""You are stepagent, a coding agent working in the repository at {context.workspace}.
 Work step by step: look before you change, keep changes small, and say what you did.
 For non-trivial changes (a new feature, a refactor, several files, an unclear request) call EnterPlanMode first and plan before acting."""
 
 
 def tools_section(context: PromptContext) -> str:
+    """The tools by name, and how paths are read."""
     return ("Tools available: " + ", ".join(context.tool_names) +
             ". Paths are relative to the workspace. Prefer Read/Glob/Grep over Bash for reading.")
 
 
 def environment_section(context: PromptContext) -> str:
+    """The operating system and the workspace."""
     return f"Environment: {platform.system()} {platform.machine()}, workspace {context.workspace}."
 
 
@@ -56,4 +57,5 @@ SECTIONS: list[Callable[[PromptContext], str | None]] = [
 
 
 def build_system_prompt(context: PromptContext) -> str:
+    """Every section that has something to say, in order, joined by blank lines."""
     return "\n\n".join(text for section in SECTIONS if (text := section(context)))

@@ -1,0 +1,46 @@
+"""Build a working agent from its parts, with no UI: the one assembly index.py, tests and bench share.
+
+The UI comes in as callbacks: `present` (ExitPlanMode shows the plan and returns
+the user's review) and `approve` (a permission question, yes or no). Tests pass
+fakes; index.py passes the console's. This is where the seams are filled: the
+hook registry (deny hooks, then ask hooks), the tool set, and the preparers that
+run before each request (automatic compaction, due reminders).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from agent.executor import Executor
+from agent.loop import Agent
+from hooks import permission_ask, plan_mode_guard
+from hooks.registry import HookRegistry
+from models.base import Model
+from session.compaction import AutoCompact
+from session.reminders import ReminderLog, Reminders
+from state import AppState
+from tools.bash.classifier.classify import classify
+from tools.judgement import Judgement
+from tools.plan_mode import PlanReview
+from tools.toolset import build_tools
+
+
+def build_hooks() -> HookRegistry:
+    """The PreToolUse registry: the plan-mode guard denies, the permission mode asks."""
+    hooks = HookRegistry()
+    hooks.on_pre_tool_use(plan_mode_guard.NAME, plan_mode_guard.plan_mode_guard, "deny")
+    hooks.on_pre_tool_use(permission_ask.NAME, permission_ask.permission_ask, "ask")
+    return hooks
+
+
+def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[str], PlanReview],
+             approve: Callable[[str], bool], classifier: Callable[[str], Judgement] = classify,
+             compact_after_tokens: tuple[int, float] = (128_000, 0.8)) -> Agent:
+    """The agent with its tools, hooks and preparers; the UI comes in as callbacks."""
+    executor = Executor(build_tools(workspace, state, present, classifier), build_hooks(), state,
+                        approve)
+    reminders = Reminders(ReminderLog(planning=state.plan_mode))
+    state.events.subscribe(reminders.log.on_event)
+    return Agent(model, executor, state, workspace,
+                 preparers=[AutoCompact(*compact_after_tokens), reminders])

@@ -1,0 +1,93 @@
+"""The lesson's shape holds: the design card's top level, imports running one way,
+no UI in the core, and the plan flag that only leave_plan_mode can turn off."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from state import AppState
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"agent", "hooks", "models", "session", "tools", "ui"}
+UI_LIBRARIES = {"ui", "rich", "prompt_toolkit"}
+
+
+def source_files() -> list[Path]:
+    tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True)
+    files = [ROOT / name for name in tracked.stdout.split()] or list(ROOT.glob("**/*.py"))
+    return [f for f in files if f.exists() and f.parts[len(ROOT.parts)] not in {"tests", "bench", ".venv"}]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every stepagent module this file imports, at any depth of the file."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def project_graph() -> dict[str, set[str]]:
+    files = {module_name(f): f for f in source_files()}
+    return {name: {m for m in imports_of(path) if m in files and m != name} for name, path in files.items()}
+
+
+def test_top_level_is_the_design_cards():
+    python_files = {p.name for p in ROOT.glob("*.py")}
+    assert python_files <= {"index.py", "state.py"}
+    folders = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    assert folders - {"__pycache__"} <= PACKAGES | {"step42_plan_mode", "tests", "bench", "bin"}
+
+
+def test_imports_have_no_cycles():
+    graph = project_graph()
+    visiting, done = set(), set()
+
+    def visit(name: str, path: list[str]) -> None:
+        assert name not in visiting, "import cycle: " + " → ".join(path + [name])
+        if name in done:
+            return
+        visiting.add(name)
+        for imported in graph[name]:
+            visit(imported, path + [name])
+        visiting.discard(name)
+        done.add(name)
+
+    for name in graph:
+        visit(name, [])
+
+
+def test_only_the_ui_and_index_import_the_ui():
+    for path in source_files():
+        name = module_name(path)
+        if name == "index" or name.split(".")[0] in {"ui", "step42_plan_mode"}:
+            continue
+        leaks = {m for m in imports_of(path) if m.split(".")[0] in UI_LIBRARIES}
+        assert not leaks, f"{name} imports {leaks}"
+
+
+def test_the_plan_flag_cannot_be_assigned_from_outside():
+    state = AppState()
+    state.enter_plan_mode("test")
+    with pytest.raises(AttributeError):
+        state.plan_mode = False
+    assert state.plan_mode
+    assert state.leave_plan_mode("test") and not state.plan_mode
+
+
+def test_hooks_get_a_read_only_view():
+    view = AppState().view()
+    with pytest.raises(AttributeError):
+        view.plan_mode = True  # type: ignore[misc]

@@ -1,0 +1,27 @@
+"""The words plan mode says to the model, written once.
+
+The system prompt's plan section (agent/prompt.py), the plan-mode reminder
+(session/reminders.py) and EnterPlanMode's result (tools/plan_mode.py) are all
+built from these pieces, so they can never contradict each other.
+"""
+
+RULES = ("Plan mode is active. The user wants a plan before any change: do not edit files, run "
+         "commands that change anything, commit, or change configuration. Calls that could change "
+         "the system are denied.")
+WORKFLOW = """Work in four phases:
+1. Understand: read the code that matters with Read, Glob, Grep and read-only Bash (ls, cat, git status/log/diff/show…).
+2. Design: choose an approach; note the files to change, in what order, and how to verify the result.
+3. Review: if a decision is genuinely the user's, ask it plainly and wait; otherwise choose sensible defaults.
+4. Present: call ExitPlanMode with the plan as concise, step-by-step markdown, and wait for the user's review."""
+EXIT = ("ExitPlanMode is how the user sees and approves a plan: never ask \"is this plan OK?\" in "
+        "prose. If the user rejects the plan, wait for them to speak before presenting again. The "
+        "user can also leave plan mode themselves (/mode or Shift+Tab); you will be told when that "
+        "happens.")
+STILL_ACTIVE = "Plan mode is still active: research only, then present the plan with ExitPlanMode."
+ENDED = ("Plan mode has ended. You may now edit files and run commands, within the permission "
+         "mode the user has chosen.")
+
+
+def full_instructions() -> str:
+    """Rules, workflow and the way out: the whole of what plan mode asks."""
+    return f"{RULES}\n{WORKFLOW}\n{EXIT}"

@@ -1,0 +1,44 @@
+"""`-p PROMPT`: one turn without a person, for scripts and CI.
+
+The final answer goes to stdout, everything else to stderr. Exit codes:
+0 answered (or, in plan mode, a plan produced: it is printed, but not approved
+and not saved, since nobody can approve it); 1 the model or a limit failed;
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.loop import Agent
+from ui.console import ConsoleView
+
+
+def run_headless(agent: Agent, prompt: str, view: ConsoleView) -> int:
+    """Run one turn and print its answer (or the plan that could not be approved)."""
+    outcome = agent.run_turn(prompt)
+    if outcome.ending == "answered":
+        print(outcome.text)
+        return 0
+    plan = last_plan(agent.messages)
+    if outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode" and plan:
+        print(plan)
+        return 0
+    if outcome.ending == "interrupted":
+        view.error("interrupted")
+        return 130
+    view.error(outcome.error or f"the turn ended without an answer ({outcome.ending})")
+    return 1
+
+
+def last_plan(messages: list[dict[str, Any]]) -> str:
+    """The plan of the latest ExitPlanMode call in the history, '' if none."""
+    for message in reversed(messages):
+        for call in reversed(message.get("tool_calls") or []):
+            if call["function"]["name"] == "ExitPlanMode":
+                try:
+                    return str(json.loads(call["function"]["arguments"]).get("plan", ""))
+                except (ValueError, AttributeError):
+                    return ""
+    return ""
