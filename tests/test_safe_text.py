@@ -1,0 +1,89 @@
+"""safe() and reveal(): untrusted text can never carry a control, escape or bidi character to the screen."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ui.safe_text import has_invisible, reveal, safe
+
+ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"
+SEQUENCES = {
+    "clear screen (CSI)": f"{ESC}[2J{ESC}[H",
+    "cursor up and erase line (CSI)": f"{ESC}[1A{ESC}[2K",
+    "true colour (CSI SGR)": f"{ESC}[38;2;255;0;0m",
+    "window title (OSC, BEL)": f"{ESC}]0;pwned{BEL}",
+    "hyperlink (OSC 8, ST)": f"{ESC}]8;;https://evil.example{ST}click{ESC}]8;;{ST}",
+    "device control (DCS)": f"{ESC}Pq#0;2;0;0;0{ST}",
+    "start of string (SOS)": f"{ESC}Xhidden{ST}",
+    "privacy message (PM)": f"{ESC}^hidden{ST}",
+    "application command (APC)": f"{ESC}_hidden{ST}",
+    "save and restore cursor (ESC 7/8)": f"{ESC}7{ESC}8",
+    "reset terminal (ESC c)": f"{ESC}c",
+    "8-bit CSI (C1)": "\x9b2J",
+    "8-bit OSC (C1)": "\x9d0;pwned\x9c",
+    "carriage return": "echo ok\r# rest",
+    "backspace": "rm -rf ~\b\b\b\b\b\b\b\bls     ",
+    "right-to-left override": "echo \u202egnp.exe",
+    "left-to-right isolate": "a\u2066b\u2069c",
+    "Arabic letter mark": "a\u061cb",
+}
+FORBIDDEN = ({chr(c) for c in range(0x20)} - {"\n", "\t"}) | {chr(0x7F)} | {chr(c) for c in range(0x80, 0xA0)} \
+    | {chr(c) for c in [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
+
+
+@pytest.mark.parametrize("text", SEQUENCES.values(), ids=SEQUENCES.keys())
+def test_every_kind_of_sequence_becomes_visible_text(text: str) -> None:
+    shown = safe(text)
+    assert not FORBIDDEN & set(shown)
+    assert len(shown) >= len(text)
+
+
+def test_placeholders_name_what_was_there() -> None:
+    assert safe(f"{ESC}[2J") == "␛[2J"
+    assert safe("echo ok\r# rest") == "echo ok␍# rest"
+    assert safe(f"{ESC}]0;t{BEL}") == "␛]0;t␇"
+    assert safe("\x9b2J") == "\\x9b2J"
+    assert safe("\u202egnp") == "\\u202egnp"
+    assert safe("\x7f") == "␡"
+
+
+def test_ordinary_text_newlines_tabs_and_markup_are_untouched() -> None:
+    text = "# Title\n\tcode — naïve ☑ 漢字 [bold]not markup[/bold] :smile:"
+    assert safe(text) == text
+
+
+def test_windows_line_endings_are_not_shown_but_a_lone_carriage_return_is() -> None:
+    assert safe("a\r\nb\r") == "a\nb␍"
+
+
+def test_lone_surrogates_cannot_crash_the_print() -> None:
+    safe("bad \udc80 byte").encode("utf-8")
+
+
+def test_reveal_shows_every_invisible_character_of_a_command() -> None:
+    command = "rm\u200b -rf\u00a0/tmp/x\u2028; echo\u3164 \U000e0041 ok\r"
+    shown = reveal(command)
+    assert shown == "rm\\u200b -rf\\xa0/tmp/x\\u2028; echo\\u3164 \\U000e0041 ok␍"
+    assert has_invisible(command)
+    assert not has_invisible("ls -la 'a b'\n\tgrep x | wc -l — ü")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.text(), st.sampled_from(list(SEQUENCES.values())),
+                          st.sampled_from(sorted(FORBIDDEN)))).map("".join))
+def test_no_input_gets_a_control_an_escape_or_a_bidi_override_through(text: str) -> None:
+    shown = safe(text)
+    assert not FORBIDDEN & set(shown)
+    assert not any(unicodedata.category(c) == "Cs" for c in shown)
+    assert not any(c in FORBIDDEN or unicodedata.category(c) in {"Cf", "Zl", "Zp", "Cc"}
+                   for c in reveal(text) if c not in "\n\t")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"),
+                                      blacklist_characters=sorted(FORBIDDEN))))
+def test_text_without_controls_is_shown_exactly(text: str) -> None:
+    assert safe(text) == text
