@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agent.events import Compacted
 from session.reminders import todo_lines, wrap
 from state import AppState
-from tools.plan_file import plan_path
+from tools.plan_file import saved_plan
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -42,8 +42,8 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
 def continuity(state: AppState, workspace: Path) -> str:
     lines = ["Plan mode is ACTIVE: research only, then ExitPlanMode." if state.plan_mode
              else "Plan mode is off."]
-    saved = plan_path(workspace, state.session_id)
-    if saved.exists():
+    saved = saved_plan(workspace, state.session_id)
+    if saved:
         text = saved.read_bytes()[:MAX_PLAN_BYTES].decode("utf-8", errors="replace")
         lines.append(f"A plan file exists from plan mode at {saved}:\n{text}\n"
                      "If this plan is relevant to the current work and not yet complete, continue it.")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agent.events import Compacted, Event, ModeChanged, Todo
 from state import AppState
 from tools import plan_mode_text
-from tools.plan_file import plan_path
+from tools.plan_file import saved_plan
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -98,8 +98,8 @@ def due_reminders(state: AppState, log: ReminderLog, messages: list[dict[str, An
                             _user_messages_since(messages, "plan-mode") >= PLAN_INTERVAL):
         full = log.plan_sent % FULL_EVERY == 0
         text = f"{plan_mode_text.RULES}\n{plan_mode_text.WORKFLOW}" if full else plan_mode_text.STILL_ACTIVE
-        saved = plan_path(workspace, state.session_id)
-        if log.plan_sent == 0 and saved.exists():
+        saved = saved_plan(workspace, state.session_id)
+        if log.plan_sent == 0 and saved:
             text += "\n" + PLAN_REENTRY.format(path=saved)
         due.append(wrap("plan-mode", text))
     if "TodoWrite" in tool_names and _assistant_messages_since_todo(messages) >= TODO_INTERVAL:

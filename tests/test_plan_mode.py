@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
+
 from tests.harness import Session, assert_valid_history, call, turn
-from tools.plan_file import plan_path
+from tools.files import write_inside
+from tools.paths import OutsideWorkspace
+from tools.plan_file import PLANS_FOLDER, plan_path, save_plan, saved_plan
 
 PLAN = "1. Create hello.txt\n2. Check it"
 
@@ -230,3 +234,36 @@ def test_tool_schemas_sent_to_the_model_use_the_design_names(workspace):
     assert sent["ExitPlanMode"]["required"] == ["plan"]
     assert set(sent["Bash"]["properties"]) == {"command", "timeout"}
     json.dumps(sent)
+
+
+def test_planted_stepagent_link_does_not_carry_the_plan_out(workspace, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (workspace / ".stepagent").symlink_to(elsewhere)
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      mode="plan", plan_answers=["y"])
+    session.run()
+    assert list(elsewhere.iterdir()) == []
+    assert not session.state.plan_mode
+    assert "could not be saved" in session.tool_results()[0] and PLAN in session.tool_results()[0]
+
+
+@pytest.mark.parametrize("link", [".stepagent", ".stepagent/plans", "plan"])
+def test_own_files_are_never_written_through_a_link_out(workspace, tmp_path, link):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = workspace / PLANS_FOLDER / "plan-x.md"
+    planted = target if link == "plan" else workspace / link
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.symlink_to(outside / "plan-x.md" if link == "plan" else outside)
+    with pytest.raises(OutsideWorkspace):
+        write_inside(workspace, target.relative_to(workspace), "secret plan")
+    assert list(outside.iterdir()) == []
+    assert saved_plan(workspace, "x") is None
+
+
+def test_own_files_may_follow_a_link_that_stays_inside(workspace):
+    (workspace / "real").mkdir()
+    (workspace / ".stepagent").symlink_to(workspace / "real")
+    assert save_plan(workspace, "x", PLAN) == workspace / "real" / "plans" / "plan-x.md"
+    assert saved_plan(workspace, "x") == workspace / "real" / "plans" / "plan-x.md"

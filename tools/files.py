@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolResult, error, object_schema
-from tools.paths import outside_workspace, resolve, shown
+from tools.paths import inside, outside_workspace, resolve, shown
 
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
@@ -37,6 +37,17 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_inside(root: Path, relative: str | Path, text: str) -> Path:
+    """Write one of stepagent's own files under `root` atomically; returns its real path.
+
+    Checked like any write: a link that leads out of `root` raises
+    OutsideWorkspace (an OSError) and nothing is written, no folder made.
+    """
+    path = inside(root, relative)
+    write_atomically(path, text)
+    return path
 
 
 def make_file_tools(workspace: Path) -> list[Tool]:

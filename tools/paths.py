@@ -6,6 +6,7 @@ followed, so `../x` and a link that points outside are both caught.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -19,6 +20,23 @@ def outside_workspace(workspace: Path, path: Path) -> str:
     if path == workspace.resolve() or workspace.resolve() in path.parents:
         return ""
     return f"{path} is outside the workspace {workspace}; only files inside it can be changed."
+
+
+class OutsideWorkspace(PermissionError):
+    """A path stepagent meant to keep inside a folder leads out of it through a link."""
+
+
+def inside(root: Path, relative: str | Path) -> Path:
+    """The real path of `relative` under `root`, links followed; OutsideWorkspace if it leaves root.
+
+    For the files stepagent writes itself (plans, memory, .gitignore): a
+    `.stepagent` link planted in a repository must not carry them elsewhere.
+    """
+    path = resolve(root, str(relative))
+    refusal = outside_workspace(root, path)
+    if refusal:
+        raise OutsideWorkspace(errno.EACCES, refusal)
+    return path
 
 
 def shown(workspace: Path, path: Path) -> str:
