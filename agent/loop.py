@@ -13,7 +13,7 @@ small exception, TurnEnded, caught in one place.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 tool ends the turn half-way through a reply's calls, so the history is always a
-valid next request (failure mode 8 in DESIGN.md).
+valid next request (failure mode 8, step42_plan_mode/failure_modes.md).
 """
 
 from __future__ import annotations

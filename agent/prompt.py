@@ -2,8 +2,8 @@
 
 It is built fresh from its sections for every request, never patched in place,
 so entering and leaving plan mode any number of times leaves it exactly as it
-started (failure mode 1). While planning, the plan-mode section comes first,
-where it weighs most. Each section is a function of the context: a new feature
+started (failure mode 1, step42_plan_mode/failure_modes.md). While planning,
+the plan-mode section comes first, where it weighs most. Each section is a function of the context: a new feature
 adds a section here rather than touching the loop.
 """
 

@@ -1,10 +1,10 @@
-"""Quiz: is this command read-only, and why?
+"""Two quizzes for the lesson, one command each: `./bin/quiz plan` and `./bin/quiz bash`.
 
-    python step42_plan_mode/quiz.py [-n 10] [--seed N]
+    ./bin/quiz plan [-n 8] [--seed N]   concepts of plan mode (quiz_plan.py)
+    ./bin/quiz bash [-n 10] [--seed N]  is this command read-only? (quiz_bash.py)
 
-Commands come from the corpus the tests prove (bash_corpus.py). Answer y for
-read-only, n for "could change something"; the classifier's own judgement,
-with its rule, token and alternative, is shown after each answer.
+The Bash quiz is marked by the classifier itself, never by a list written beside
+it, so it cannot teach something the code does not do.
 """
 
 from __future__ import annotations
@@ -12,39 +12,43 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from pathlib import Path
+from typing import Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from step42_plan_mode.quiz_bash import bash_questions
+from step42_plan_mode.quiz_plan import plan_questions
+from step42_plan_mode.quiz_question import Question
 
-from tests.bash_corpus import MUTATING, READ_ONLY  # noqa: E402
-from tools.bash.classifier.classify import classify  # noqa: E402
-
-
-def questions(count: int, seed: int | None) -> list[tuple[str, bool]]:
-    pool = [(c, False) for c in MUTATING] + [(c, True) for c in READ_ONLY]
-    return random.Random(seed).sample(pool, min(count, len(pool)))
+QUIZZES: dict[str, Callable[[], list[Question]]] = {"plan": plan_questions, "bash": bash_questions}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=10, help="number of questions (default 10)")
-    parser.add_argument("--seed", type=int, help="repeat a quiz with the same seed")
-    args = parser.parse_args(argv)
+def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> int:
+    """Ask each question, explain after each answer, print the score; returns the score."""
     score = 0
-    chosen = questions(args.n, args.seed)
-    for number, (command, read_only) in enumerate(chosen, 1):
-        print(f"\n[{number}/{len(chosen)}] $ {command}")
+    for number, question in enumerate(questions, 1):
+        print(f"\n[{number}/{len(questions)}] {question.prompt}")
+        for letter, choice in zip("abcd", question.choices):
+            print(f"  {letter}) {choice}")
         try:
-            answer = input("Read-only? [y/n] ").strip().lower()
+            answer = ask("Your answer: ").strip().lower()
         except EOFError:
             print()
             break
-        right = (answer == "y") == read_only
+        right = answer == "abcd"[question.answer]
         score += right
-        judgement = classify(command)
-        print(("✓ right. " if right else "✗ not quite. ") +
-              ("Read-only." if read_only else f"Could change something: {judgement.explain()}"))
-    print(f"\nScore: {score}/{len(chosen)}")
+        print(("✓ right. " if right else f"✗ it is {'abcd'[question.answer]}. ") + question.why)
+    print(f"\nScore: {score}/{len(questions)}")
+    return score
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The quiz command line."""
+    parser = argparse.ArgumentParser(prog="quiz", description=__doc__.splitlines()[0])
+    parser.add_argument("topic", choices=sorted(QUIZZES), help="plan: concepts; bash: read-only commands")
+    parser.add_argument("-n", type=int, default=10, help="number of questions (default 10)")
+    parser.add_argument("--seed", type=int, help="repeat a quiz with the same seed")
+    args = parser.parse_args(argv)
+    pool = QUIZZES[args.topic]()
+    run_quiz(random.Random(args.seed).sample(pool, min(args.n, len(pool))))
     return 0
 
 

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from step42_plan_mode.quiz import questions
+from step42_plan_mode.quiz import run_quiz
+from step42_plan_mode.quiz_bash import bash_questions
+from step42_plan_mode.quiz_plan import plan_questions
+from tools.bash.classifier.classify import classify
+from tools.judgement import Judgement
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -18,13 +22,33 @@ def run_index(workspace: Path, *args: str, stdin: str = "") -> subprocess.Comple
                           input=stdin, capture_output=True, text=True, timeout=60)
 
 
-def test_quiz_gives_full_marks_for_the_right_answers():
-    chosen = questions(6, seed=7)
-    answers = "".join("y\n" if read_only else "n\n" for _, read_only in chosen)
-    done = subprocess.run([sys.executable, str(ROOT / "step42_plan_mode/quiz.py"), "-n", "6",
-                           "--seed", "7"], input=answers, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0
-    assert "Score: 6/6" in done.stdout
+def quiz(*args: str, answers: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "step42_plan_mode.quiz", *args], cwd=ROOT,
+                          input=answers, capture_output=True, text=True, timeout=60)
+
+
+def test_bash_quiz_is_marked_by_the_classifier_itself():
+    def inverted(command: str) -> Judgement:
+        return Judgement(not classify(command).read_only, "inverted")
+
+    honest = bash_questions()
+    flipped = bash_questions(inverted)
+    assert [q.answer for q in flipped] == [1 - q.answer for q in honest]
+    assert {q.answer for q in honest} == {0, 1}, "the quiz has commands of both kinds"
+
+
+def test_quiz_scores_right_and_wrong_answers():
+    pool = plan_questions()[:3]
+    right = iter("abcd"[q.answer] for q in pool)
+    assert run_quiz(pool, lambda prompt: next(right)) == 3
+    wrong = iter("abcd"[(q.answer + 1) % len(q.choices)] for q in pool)
+    assert run_quiz(pool, lambda prompt: next(wrong)) == 0
+
+
+def test_both_quizzes_run_from_the_command_line():
+    for topic in ("plan", "bash"):
+        done = quiz(topic, "-n", "2", "--seed", "3", answers="a\nb\n")
+        assert done.returncode == 0 and "Score: " in done.stdout and "/2" in done.stdout
 
 
 def test_offline_lesson_runs_headless_without_a_key_and_changes_nothing(workspace):

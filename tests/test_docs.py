@@ -1,0 +1,68 @@
+"""Docs that cannot drift: every file, function and command the README and the walkthrough
+name exists, and every failure-mode number cited in the code is in the repository's list."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", ROOT / "step42_plan_mode" / "README.md"]
+FILE = re.compile(r"`((?:[\w.-]+/)*[\w.-]+\.(?:py|json|md))`")
+FILE_AND_NAMES = re.compile(r"`((?:[\w-]+/)*[\w-]+\.py)`: ((?:`[\w.]+`(?:, )?)+)")
+TABLE_ROW = re.compile(r"^\| `((?:[\w-]+/)*[\w-]+\.py)` \|(.*)$", re.M)
+NAME = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)`")
+COMMAND = re.compile(r"\./bin/([\w-]+)")
+
+
+def doc_text(doc: Path) -> str:
+    return doc.read_text(encoding="utf-8")
+
+
+def resolve(doc: Path, name: str) -> Path:
+    for base in (ROOT, doc.parent):
+        if (base / name).exists():
+            return base / name
+    return ROOT / name
+
+
+def defined(path: Path, dotted: str) -> bool:
+    """Whether the last part of `dotted` is a name in the file (def, class, field or constant)."""
+    last = dotted.split(".")[-1]
+    return re.search(rf"\b{re.escape(last)}\b", path.read_text(encoding="utf-8")) is not None
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.relative_to(ROOT).as_posix())
+def test_every_named_file_exists(doc):
+    missing = [name for name in FILE.findall(doc_text(doc)) if not resolve(doc, name).exists()]
+    assert not missing
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.relative_to(ROOT).as_posix())
+def test_every_named_function_is_in_its_file(doc):
+    text = doc_text(doc)
+    pairs = [(f, n) for f, names in FILE_AND_NAMES.findall(text) for n in NAME.findall(names)]
+    pairs += [(f, n) for f, row in TABLE_ROW.findall(text) for n in NAME.findall(row)
+              if not n.endswith(".py")]
+    assert pairs, "the doc names functions"
+    missing = [f"{f}: {n}" for f, n in pairs if not defined(resolve(doc, f), n)]
+    assert not missing
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.relative_to(ROOT).as_posix())
+def test_every_bin_command_exists(doc):
+    missing = [c for c in COMMAND.findall(doc_text(doc)) if not (ROOT / "bin" / c).exists()]
+    assert not missing
+
+
+def test_every_cited_failure_mode_is_in_the_list():
+    listed = set(re.findall(r"^(\d+)\. ", (ROOT / "step42_plan_mode" / "failure_modes.md").read_text(),
+                            re.M))
+    cited = set()
+    for path in ROOT.rglob("*.py"):
+        if ".venv" in path.parts:
+            continue
+        cited |= set(re.findall(r"failure[ _]mode[ _](\d+)", path.read_text(encoding="utf-8")))
+    assert cited and cited <= listed

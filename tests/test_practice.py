@@ -1,0 +1,47 @@
+"""Practice cannot rot: every exercise's stubbed copy fails its check, the project passes it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from step42_plan_mode import practice
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_practice(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "step42_plan_mode" / "practice.py"), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_list_prints_one_exercise_per_line_name_first():
+    listed = run_practice("list").stdout.splitlines()
+    assert [line.split()[0] for line in listed] == [e.name for e in practice.EXERCISES]
+    assert len(practice.EXERCISES) >= 7
+
+
+@pytest.mark.parametrize("exercise", practice.EXERCISES, ids=lambda e: e.name)
+def test_stubbed_copy_fails_and_the_project_passes(exercise, tmp_path):
+    copy = tmp_path / "copy"
+    started = run_practice("start", exercise.name, "--dir", str(copy))
+    assert started.returncode == 0, started.stderr
+    assert all(test in started.stdout for test in exercise.tests)
+    for relative, name in exercise.stubs:
+        assert f"practice: write {name}" in (copy / relative).read_text()
+    assert run_practice("check", exercise.name, "--dir", str(copy)).returncode != 0
+    assert run_practice("check", exercise.name).returncode == 0
+
+
+def test_start_refuses_a_folder_that_is_not_empty(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    done = run_practice("start", "plan-mode-guard", "--dir", str(tmp_path))
+    assert done.returncode != 0 and (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_an_unknown_exercise_is_one_clear_error():
+    done = run_practice("check", "no-such-thing")
+    assert done.returncode != 0 and "practice list" in done.stderr
