@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
         present, approve = callbacks.interactive_present(view, ask), callbacks.interactive_approve(ask)
     agent = assemble(workspace, state, model, present, approve,
-                     compact_after_tokens=(args.context_window, args.compact_at))
+                     compact_after_tokens=(args.context_window, args.compact_at), home=default_home())
     agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
     journal = Journal(store, state, workspace, view.error)
     state.events.subscribe(journal.on_event)

@@ -36,11 +36,16 @@ def build_hooks() -> HookRegistry:
 
 def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[str], PlanReview],
              approve: Callable[[str], bool], classifier: Callable[[str], Judgement] = classify,
-             compact_after_tokens: tuple[int, float] = (128_000, 0.8)) -> Agent:
-    """The agent with its tools, hooks and preparers; the UI comes in as callbacks."""
-    executor = Executor(build_tools(workspace, state, present, classifier), build_hooks(), state,
-                        approve)
+             compact_after_tokens: tuple[int, float] = (128_000, 0.8),
+             home: Path | None = None) -> Agent:
+    """The agent with its tools, hooks and preparers; the UI comes in as callbacks.
+
+    `home` is stepagent's own folder ($STEPAGENT_HOME): with it, the session has
+    memory (the Remember and Forget tools, the memory section of the prompt).
+    """
+    executor = Executor(build_tools(workspace, state, present, classifier, home), build_hooks(),
+                        state, approve)
     reminders = Reminders(ReminderLog(planning=state.plan_mode))
     state.events.subscribe(reminders.log.on_event)
     return Agent(model, executor, state, workspace,
-                 preparers=[AutoCompact(*compact_after_tokens), reminders])
+                 preparers=[AutoCompact(*compact_after_tokens), reminders], home=home)

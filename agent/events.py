@@ -86,7 +86,18 @@ class Compacted:
     messages: tuple[dict[str, Any], ...]
 
 
-Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolDecision, Compacted]
+@dataclass(frozen=True)
+class MemoryChanged:
+    """A memory was saved or forgotten (the user sees every one)."""
+
+    action: str
+    type: str
+    name: str
+    description: str
+    path: str
+
+
+Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolDecision, Compacted, MemoryChanged]
 
 
 @dataclass

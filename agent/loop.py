@@ -65,6 +65,7 @@ class Agent:
     on_reply_end: Callable[[], None] = lambda: None
     max_steps: int = 50
     preparers: list[Callable[["Agent"], None]] = field(default_factory=list)
+    home: Path | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     requests: int = 0
 
@@ -93,7 +94,7 @@ class Agent:
     def system_prompt(self) -> str:
         """The system prompt for the next request, built fresh from its sections."""
         return build_system_prompt(PromptContext(self.state, self.workspace,
-                                                 tuple(self.executor.tools)))
+                                                 tuple(self.executor.tools), self.home))
 
     def request(self) -> list[dict[str, Any]]:
         """What the next model request carries: the fresh system prompt, then the history."""

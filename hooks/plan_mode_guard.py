@@ -5,7 +5,8 @@ change anything: its tool is read-only, or only touches session state
 (`allowed_in_plan_mode`, like TodoWrite and ExitPlanMode), or its own judge says
 this call is read-only (Bash with a read-only command). Everything else is
 denied, never asked, so no permission answer and no mode (yolo included) can
-let it through. A new write tool is denied until someone marks it safe.
+let it through. A new write tool is denied until someone marks it safe. A tool
+may carry a `plan_mode_hint`, added to its denial to say what to do instead.
 
 Outside plan mode the guard has one rule left: ExitPlanMode is refused.
 """
@@ -33,4 +34,4 @@ def plan_mode_guard(event: ToolCallEvent) -> str | None:
     return (f"Denied by {NAME} (rule: plan-mode-allowlist): plan mode is active, and {tool.name} "
             f"could change the system ({judgement.explain()}) Nothing was run. Keep researching "
             "with read-only tools, then present your plan with ExitPlanMode; changes can be made "
-            "after the user approves it.")
+            "after the user approves it." + (f" {tool.plan_mode_hint}" if tool.plan_mode_hint else ""))

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision
+from agent.events import (Event, MemoryChanged, MessageAdded, ModeChanged, Todo, TodosChanged,
+                          ToolDecision)
 from session.store import SessionStore, StoreUnavailable
 from state import AppState
 
@@ -32,6 +33,9 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
                         "reason": event.reason, "asked": event.asked}
     if isinstance(event, TodosChanged):
         return "todos", {"todos": [todo.as_dict() for todo in event.new]}
+    if isinstance(event, MemoryChanged):
+        return "memory", {"action": event.action, "type": event.type, "name": event.name,
+                          "description": event.description, "path": event.path}
     return "compaction", {"messages": list(event.messages)}
 
 

@@ -41,6 +41,7 @@ class Session:
     shown_plans: list[str] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
     decisions: list[ToolDecision] = field(default_factory=list)
+    home: Path | None = None
 
     def __post_init__(self) -> None:
         self.state = AppState()
@@ -48,7 +49,7 @@ class Session:
         self.state.events.subscribe(self._listen)
         self.model = ScriptedModel(self.turns)
         self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,
-                              self.classifier)
+                              self.classifier, home=self.home)
         self.executor = self.agent.executor
 
     def _listen(self, event) -> None:

@@ -5,6 +5,8 @@ for the executor, and three flags the hooks read: `read_only` (can never change
 anything), `allowed_in_plan_mode` (changes only session state, like TodoWrite)
 and `requires_user` (always reaches the user, in every permission mode). A tool
 whose safety depends on its arguments, like Bash, carries a `judge` instead.
+`plan_mode_hint` is a sentence the plan-mode guard adds to its denial of this
+tool, to say what the model can do instead (the guard itself names no tool).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Tool:
     allowed_in_plan_mode: bool = False
     requires_user: bool = False
     judge: Callable[[dict[str, Any]], Judgement] | None = None
+    plan_mode_hint: str = ""
 
     def schema(self) -> dict[str, Any]:
         """The Chat Completions `tools` entry for this tool."""

@@ -16,7 +16,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from agent.events import Event, ModeChanged, Todo, TodosChanged, ToolDecision
+from agent.events import Event, MemoryChanged, ModeChanged, Todo, TodosChanged, ToolDecision
 
 ARGUMENT_WIDTH = 60
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
@@ -66,7 +66,7 @@ class ConsoleView:
         self.console.print(line)
 
     def on_event(self, event: Event) -> None:
-        """Mode changes (with who caused them) and todo lists, as they happen."""
+        """Mode changes (with who caused them), todo lists, tool calls and memories, as they happen."""
         if isinstance(event, ModeChanged):
             self.notice(f"mode → {event.label} (by {event.cause})",
                         style="magenta" if event.plan_mode else "cyan")
@@ -77,6 +77,9 @@ class ConsoleView:
             self.show_todos(event.new)
         elif isinstance(event, ToolDecision):
             self.show_decision(event)
+        elif isinstance(event, MemoryChanged):
+            self.notice(f"memory {event.action}: {event.name} ({event.type}) — {event.description}",
+                        style="blue")
 
     def show_todos(self, todos: tuple[Todo, ...]) -> None:
         if not todos:

@@ -15,6 +15,7 @@ from session.live import Session
 from session.store import StoreUnavailable
 from state import MODE_CYCLE
 from ui.console import todo_line
+from ui.memory_command import edit_memory, list_memories, memory_folder
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
@@ -23,6 +24,7 @@ HELP = """Commands:
   /trace         show mode changes and hook decisions of this session
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
+  /memory [NAME] list this workspace's memories, or open one in $EDITOR
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
@@ -60,6 +62,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return _compact(session)
     if name == "/resume":
         return _resume(session, rest)
+    if name == "/memory":
+        return _memory(session, rest)
     if name == "/help":
         return SlashOutcome(HELP)
     if name in {"/exit", "/quit"}:
@@ -87,3 +91,14 @@ def _resume(session: Session, session_id: str) -> SlashOutcome:
     except StoreUnavailable as failure:
         return SlashOutcome(str(failure), is_error=True)
     return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages.")
+
+
+def _memory(session: Session, name: str) -> SlashOutcome:
+    folder = memory_folder(session)
+    if folder is None:
+        return SlashOutcome("This session has no memory (stepagent has no home folder).",
+                            is_error=True)
+    if not name:
+        return SlashOutcome(list_memories(folder))
+    message, failed = edit_memory(folder, name)
+    return SlashOutcome(message, is_error=failed)

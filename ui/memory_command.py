@@ -1,0 +1,46 @@
+"""/memory: list this workspace's memories, or open one in the user's editor.
+
+Memory is meant to be seen (session/memory.py): the user can read, correct or
+delete what the agent keeps about them. After the editor closes, MEMORY.md is
+rebuilt, so an edited description reaches the next request's prompt.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+from session.live import Session
+from session.memory import MemoryFolder, memory_dir
+
+
+def memory_folder(session: Session) -> MemoryFolder | None:
+    """The running session's memory folder, None when it has no home."""
+    agent = session.agent
+    return MemoryFolder(memory_dir(agent.home, agent.workspace)) if agent.home else None
+
+
+def list_memories(folder: MemoryFolder) -> str:
+    """One line per memory, and how to open one."""
+    memories = folder.all()
+    if not memories:
+        return f"No memories yet for this workspace (they would be kept in {folder.root})."
+    lines = [f"  {m.name:24} {m.type:9} {m.description}" for m in memories]
+    return (f"Memories in {folder.root}:\n" + "\n".join(lines) +
+            "\nOpen one with /memory NAME (uses $VISUAL or $EDITOR).")
+
+
+def edit_memory(folder: MemoryFolder, name: str) -> tuple[str, bool]:
+    """Open a memory in $VISUAL or $EDITOR; the message to show, and whether it is an error."""
+    memory = folder.find(name)
+    if memory is None:
+        return f"No memory named {name!r}. {list_memories(folder)}", True
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        subprocess.run([*shlex.split(editor), str(memory.path)], check=False)
+    except OSError as failure:
+        return f"Cannot start the editor {editor!r}: {failure.strerror}.", True
+    folder.rebuild_index()
+    return f"Edited {Path(memory.path).name}; the memory index is up to date.", False
