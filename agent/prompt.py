@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from session.memory import MemoryFolder, memory_dir
+from session.memory import MemoryFolder
 from state import AppState
 from tools import plan_mode_text
 
@@ -58,7 +58,7 @@ def memory_section(context: PromptContext) -> str | None:
     """The memory index of this workspace, from earlier sessions; the full texts are read on demand."""
     if context.home is None:
         return None
-    folder = MemoryFolder(memory_dir(context.home, context.workspace))
+    folder = MemoryFolder(context.home, context.workspace)
     index = folder.prompt_index()
     if not index:
         return None

@@ -13,8 +13,8 @@ The four types:
   reference  where to find things outside it
 
 Names come from the model, so they are reduced to letters, digits, '-' and '_'
-before they name a file, and the folder and files are never written through a
-symlink.
+before they name a file, and every write goes through write_inside, which
+refuses a link that leads out of stepagent's home.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.files import write_atomically
+from tools.files import write_inside
+from tools.paths import inside
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
@@ -94,9 +95,15 @@ def parse(path: Path) -> Memory | None:
 
 @dataclass(frozen=True)
 class MemoryFolder:
-    """The memories of one workspace, as files in one folder."""
+    """The memories of one workspace, as files in one folder under stepagent's home."""
 
-    root: Path
+    home: Path
+    workspace: Path
+
+    @property
+    def root(self) -> Path:
+        """The folder itself."""
+        return memory_dir(self.home, self.workspace)
 
     def all(self) -> list[Memory]:
         """Every memory, by name."""
@@ -129,8 +136,7 @@ class MemoryFolder:
         memory = self.find(name)
         if memory is None:
             return None
-        self._refuse_links(memory.path)
-        memory.path.unlink()
+        inside(self.home, memory.path.relative_to(self.home)).unlink()
         self.rebuild_index()
         return memory
 
@@ -156,11 +162,4 @@ class MemoryFolder:
         return "\n".join(kept)
 
     def _write(self, path: Path, text: str) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._refuse_links(path)
-        write_atomically(path, text)
-
-    def _refuse_links(self, path: Path) -> None:
-        if self.root.is_symlink() or path.is_symlink():
-            raise MemoryRefused(f"{path} or its folder is a symbolic link; memory is never "
-                                "written through one")
+        write_inside(self.home, path.relative_to(self.home), text)

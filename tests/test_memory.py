@@ -24,7 +24,7 @@ def forget(name: str) -> dict:
 
 
 def folder_for(session: Session) -> MemoryFolder:
-    return MemoryFolder(memory_dir(session.home, session.workspace))
+    return MemoryFolder(session.home, session.workspace)
 
 
 def test_a_memory_reaches_the_next_session_and_leaves_after_forget(workspace, tmp_path):
@@ -82,7 +82,7 @@ def test_every_memory_written_is_shown_in_one_line(workspace, tmp_path):
 def test_the_full_text_is_read_on_demand_with_read(workspace, tmp_path):
     home = tmp_path / "home"
     Session(workspace, [turn("", TABS), turn("ok")], mode="yolo", home=home).run()
-    path = MemoryFolder(memory_dir(home, workspace)).root / "indent-style.md"
+    path = MemoryFolder(home, workspace).root / "indent-style.md"
     session = Session(workspace, [turn("", call("Read", file_path=str(path))), turn("ok")], home=home)
     session.run()
     assert "tabs in every Python file" in session.tool_results()[0]
@@ -112,12 +112,12 @@ def test_memory_is_never_written_through_a_symlink(workspace, tmp_path):
     root.symlink_to(elsewhere)
     session = Session(workspace, [turn("", TABS), turn("ok")], mode="yolo", home=home)
     session.run()
-    assert "symbolic link" in session.tool_results()[0]
+    assert "was not saved" in session.tool_results()[0]
     assert list(elsewhere.iterdir()) == []
 
 
 def test_the_index_in_the_prompt_is_capped(workspace, tmp_path):
-    folder = MemoryFolder(memory_dir(tmp_path / "home", workspace))
+    folder = MemoryFolder(tmp_path / "home", workspace)
     for number in range(300):
         folder.remember("project", f"fact-{number:03}", "a fact worth keeping " * 3, "body")
     index = folder.prompt_index(max_chars=2000)

@@ -14,7 +14,7 @@ from tools.base import Tool
 from tools.bash.classifier.classify import classify
 from tools.bash.tool import make_bash_tool
 from tools.files import make_file_tools
-from session.memory import MemoryFolder, memory_dir
+from session.memory import MemoryFolder
 from tools.judgement import Judgement
 from tools.memory import make_memory_tools
 from tools.plan_mode import PlanReview, make_plan_mode_tools
@@ -30,5 +30,5 @@ def build_tools(workspace: Path, state: AppState, present: Callable[[str], PlanR
              make_bash_tool(workspace, state, bash_classifier),
              *make_plan_mode_tools(workspace, state, present), *make_todo_tools(state)]
     if home is not None:
-        tools += make_memory_tools(MemoryFolder(memory_dir(home, workspace)), state)
+        tools += make_memory_tools(MemoryFolder(home, workspace), state)
     return {tool.name: tool for tool in tools}

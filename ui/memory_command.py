@@ -13,13 +13,13 @@ import subprocess
 from pathlib import Path
 
 from session.live import Session
-from session.memory import MemoryFolder, memory_dir
+from session.memory import MemoryFolder
 
 
 def memory_folder(session: Session) -> MemoryFolder | None:
     """The running session's memory folder, None when it has no home."""
     agent = session.agent
-    return MemoryFolder(memory_dir(agent.home, agent.workspace)) if agent.home else None
+    return MemoryFolder(agent.home, agent.workspace) if agent.home else None
 
 
 def list_memories(folder: MemoryFolder) -> str:
