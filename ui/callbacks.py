@@ -12,6 +12,7 @@ from typing import Callable
 
 from tools.plan_mode import PlanReview
 from ui.console import ConsoleView
+from ui.safe_text import safe
 
 
 def _answer(ask: Callable[[str], str], question: str) -> str:
@@ -33,7 +34,7 @@ def interactive_present(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
 def interactive_approve(ask: Callable[[str], str]) -> Callable[[str], bool]:
     """Put a permission question to the user; only y or yes allows."""
     def approve(question: str) -> bool:
-        return _answer(ask, f"{question} [y/N] ").strip().lower() in {"y", "yes"}
+        return _answer(ask, f"{safe(question)} [y/N] ").strip().lower() in {"y", "yes"}
     return approve
 
 

@@ -1,7 +1,8 @@
 """What the user sees: streamed markdown, one line per tool call, the plan panel.
 
 Everything here writes to one rich Console (stderr in headless mode, so stdout
-carries only the final answer).
+carries only the final answer). Whatever the model, a file or a command wrote
+is drawn through ui/safe_text.py, so it cannot redraw the screen.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from typing import Any, Callable
 
 from rich.console import Console
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
 from agent.events import Event, MemoryChanged, ModeChanged, Todo, TodosChanged, ToolDecision
+from ui.safe_text import safe, safe_line, safe_markdown
 
 ARGUMENT_WIDTH = 60
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
@@ -45,7 +46,7 @@ class ConsoleView:
             self._live = Live(console=self.console, refresh_per_second=12,
                               vertical_overflow="visible")
             self._live.start()
-        self._live.update(Markdown("".join(self._text)))
+        self._live.update(safe_markdown("".join(self._text)))
 
     def on_reply_end(self) -> None:
         if self._live is not None:
@@ -57,8 +58,8 @@ class ConsoleView:
         """One line per tool call: the call, and who allowed or denied it."""
         denied = decision.decision == "deny"
         line = Text("✗ " if denied else "● ", style="bold red" if denied else "bold green")
-        line.append(decision.tool, style="bold")
-        line.append(f"({_summarise(decision.args)})", style="dim")
+        line.append(safe(decision.tool), style="bold")
+        line.append(safe(f"({_summarise(decision.args)})"), style="dim")
         if denied:
             line.append(f"  denied by {'you' if decision.asked else decision.hook}", style="red")
         else:
@@ -85,17 +86,19 @@ class ConsoleView:
         if not todos:
             self.notice("Todo list is empty.", style="dim")
         for todo in todos:
-            self.console.print(Text(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
+            self.console.print(safe_line(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
 
     def show_plan(self, plan: str) -> None:
-        self.console.print(Panel(Markdown(plan), title="Plan for approval", border_style="magenta",
+        self.console.print(Panel(safe_markdown(plan), title="Plan for approval", border_style="magenta",
                                  subtitle="y = approve · n = reject · anything else = feedback"))
 
     def notice(self, text: str, style: str = "cyan") -> None:
-        self.console.print(Text(text, style=style))
+        """A line for the user; any part of it may be untrusted (titles, paths, summaries)."""
+        self.console.print(safe_line(text, style=style))
 
     def error(self, text: str) -> None:
-        self.console.print(Text(f"error: {text}", style="bold red"))
+        """An error in red; its text may quote untrusted input."""
+        self.console.print(safe_line(f"error: {text}", style="bold red"))
 
 
 def _summarise(args: dict[str, Any]) -> str:

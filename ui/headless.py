@@ -1,6 +1,9 @@
 """`-p PROMPT`: one turn without a person, for scripts and CI.
 
-The final answer goes to stdout, everything else to stderr. Exit codes:
+The final answer goes to stdout, everything else to stderr. On a terminal the
+answer is drawn through `safe` like everything else; piped or redirected it is
+written byte for byte, since a script reading it wants the model's exact text.
+Exit codes:
 0 answered (or, in plan mode, a plan produced: it is printed, but not approved
 and not saved, since nobody can approve it); 1 the model or a limit failed;
 130 interrupted.
@@ -9,27 +12,35 @@ and not saved, since nobody can approve it); 1 the model or a limit failed;
 from __future__ import annotations
 
 import json
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 from agent.loop import Agent
 from ui.console import ConsoleView
+from ui.safe_text import safe
 
 
 def run_headless(agent: Agent, prompt: str, view: ConsoleView) -> int:
     """Run one turn and print its answer (or the plan that could not be approved)."""
     outcome = agent.run_turn(prompt)
     if outcome.ending == "answered":
-        print(outcome.text)
+        write_answer(outcome.text, sys.stdout)
         return 0
     plan = last_plan(agent.messages)
     if outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode" and plan:
-        print(plan)
+        write_answer(plan, sys.stdout)
         return 0
     if outcome.ending == "interrupted":
         view.error("interrupted")
         return 130
     view.error(outcome.error or f"the turn ended without an answer ({outcome.ending})")
     return 1
+
+
+def write_answer(text: str, out: TextIO) -> None:
+    """The answer as the model wrote it for a pipe or a file; made safe for a terminal."""
+    out.write((safe(text) if out.isatty() else text) + "\n")
+    out.flush()
 
 
 def last_plan(messages: list[dict[str, Any]]) -> str:

@@ -21,6 +21,7 @@ from agent.loop import TurnOutcome
 from session.live import Session
 from state import AppState
 from ui.console import ConsoleView
+from ui.safe_text import safe
 from ui.slash import run_slash_command
 
 
@@ -30,7 +31,7 @@ def toolbar(state: AppState, model_name: str) -> Callable[[], HTML]:
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
         done = sum(todo.status == "completed" for todo in state.todos)
         todos = f"  ·  todos {done}/{len(state.todos)}" if state.todos else ""
-        return HTML(f"{mode}{todos}  ·  model: {html_escape(model_name)}  ·  Shift+Tab: mode  ·  /help")
+        return HTML(f"{mode}{todos}  ·  model: {html_escape(safe(model_name))}  ·  Shift+Tab: mode  ·  /help")
     return render
 
 

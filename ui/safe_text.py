@@ -17,7 +17,10 @@ An escape sequence of any kind (CSI, OSC, DCS, SOS, PM, APC, or a single
 character after ESC) starts with ESC or a C1 control, so once that character is
 a placeholder the rest of the sequence is plain, visible text: `␛[2J`. Because
 each character is mapped on its own, a sequence split across streamed chunks is
-caught too. `reveal` goes further for a command about to run: every invisible
+caught too. Untrusted text reaches rich only as a Text or a Markdown built
+here, never as a markup string, so `[bold]` or `:smile:` in it stays literal;
+a Markdown link shows its address beside its words, since the words can lie.
+`reveal` goes further for a command about to run: every invisible
 character is shown, so the user approves the exact string.
 """
 
@@ -25,6 +28,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+from rich.markdown import Markdown
+from rich.text import Text
 
 BIDI_CONTROLS = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 KEPT_CONTROLS = frozenset("\n\t")
@@ -79,3 +85,13 @@ def reveal(command: str) -> str:
 def has_invisible(command: str) -> bool:
     """Whether `command` holds a character the screen would not show as it is."""
     return any(is_invisible(c) for c in command)
+
+
+def safe_line(text: str, style: str = "") -> Text:
+    """Untrusted text as a rich Text: placeholders for controls, and markup kept literal."""
+    return Text(safe(text), style=style)
+
+
+def safe_markdown(text: str) -> Markdown:
+    """Untrusted markdown, rendered after `safe`; a link shows where it goes."""
+    return Markdown(safe(text), hyperlinks=False)

@@ -1,0 +1,130 @@
+"""Nothing the model, a file or a command prints reaches the terminal raw: the bytes a
+pseudo-terminal receives, checked for every kind of sequence on every path."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.fake_chat_server import FakeChatServer
+from tests.hostile_text import NEVER_DRAWN, SEQUENCES, marker, payloads, split_after_escapes, visible
+from tests.terminal import ROOT, Terminal
+from ui.safe_text import safe
+
+
+def recorded(terminal: Terminal) -> io.StringIO:
+    """Everything the program writes to the terminal from now on."""
+    terminal.child.logfile_read = io.StringIO()
+    return terminal.child.logfile_read
+
+
+def assert_drawn_safely(raw: str, path: str, shown: bool = True) -> None:
+    """No sequence of this path reached the terminal; when the path is shown, each is visible."""
+    for kind, sequence in SEQUENCES.items():
+        assert sequence + marker(path, kind) not in raw, f"{kind} through {path} reached the terminal"
+        if shown:
+            assert safe(sequence) + marker(path, kind) in visible(raw), f"{kind} through {path} not shown"
+
+
+def assert_nothing_raw(raw: str) -> None:
+    for prefix in NEVER_DRAWN:
+        assert prefix not in raw, f"{prefix!r} reached the terminal"
+
+
+def test_model_text_split_across_chunks_is_drawn_as_placeholders(workspace):
+    server = FakeChatServer()
+    url = server.start()
+    answer = "".join(f"{text}\n\n" for text in payloads("stream")) + "end of answer"
+    server.reply_text(*split_after_escapes(answer))
+    terminal = Terminal.start(workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+    try:
+        terminal.expect("›")
+        screen = recorded(terminal)
+        terminal.sendline("hello")
+        terminal.expect("end of answer")
+        terminal.expect("›")
+    finally:
+        terminal.close()
+        server.stop()
+    assert_drawn_safely(screen.getvalue(), "stream")
+    assert_nothing_raw(screen.getvalue())
+
+
+def call(name: str, **arguments) -> dict:
+    return {"name": name, "arguments": arguments}
+
+
+@pytest.fixture
+def hostile_session(workspace, tmp_path):
+    """A session where every path carries every sequence: model text, todos, a file read,
+    a command's output, the plan, and a command put to the user."""
+    (workspace / "evil.txt").write_text("\n".join(payloads("file")) + "\n")
+    (workspace / "cmd.txt").write_text("\n".join(payloads("output")) + "\n")
+    todos = [{"content": text, "status": "pending"} for text in payloads("todo")]
+    script = tmp_path / "hostile.json"
+    script.write_text(json.dumps({"title": "hostile \x1b]0;title\x07", "turns": [
+        {"text": "\n\n".join(payloads("text")),
+         "tool_calls": [call("TodoWrite", todos=todos), call("Read", file_path="evil.txt"),
+                        call("Bash", command="cat cmd.txt"),
+                        call("Read", file_path="no\x1b[2Jsuch\u202e.txt")]},
+        {"text": "presenting", "tool_calls": [call("ExitPlanMode", plan="\n\n".join(payloads("plan")))]},
+        {"text": "running", "tool_calls": [call("Bash", command="touch made\r# harmless")]},
+        {"text": "end of script"}]}))
+    terminal = Terminal.start(workspace, "--script", str(script))
+    terminal.expect("›")
+    yield terminal
+    terminal.close()
+
+
+def test_every_path_draws_every_sequence_as_placeholders(hostile_session, workspace):
+    screen = recorded(hostile_session)
+    hostile_session.sendline("/plan look around")
+    hostile_session.expect("Approve")
+    hostile_session.sendline("y")
+    hostile_session.expect("Allow")
+    hostile_session.sendline("n")
+    hostile_session.expect("end of script")
+    hostile_session.expect("›")
+    hostile_session.sendline("/todos")
+    hostile_session.expect(marker("todo", "bidi-isolate"))
+    hostile_session.expect("›")
+    raw = screen.getvalue()
+    for path in ("text", "todo", "plan"):
+        assert_drawn_safely(raw, path)
+    for path in ("file", "output"):
+        assert_drawn_safely(raw, path, shown=False)
+    assert "Read(file_path=no␛[2Jsuch\\u202e.txt)" in visible(raw)
+    assert "Bash(command=touch made␍# harmless)" in visible(raw)
+    assert "made\r#" not in raw
+    assert_nothing_raw(raw)
+    assert not (workspace / "made").exists()
+
+
+def run_headless(workspace, *, tty: bool) -> bytes:
+    """`index.py -p` with a scripted answer full of sequences; the bytes on its stdout."""
+    script = workspace.parent / "answer.json"
+    script.write_text(json.dumps([{"text": "\n".join(payloads("answer"))}]))
+    command = [sys.executable, str(ROOT / "index.py"), "--script", str(script), "-p", "go"]
+    if not tty:
+        return subprocess.run(command, cwd=workspace, capture_output=True, timeout=60).stdout
+    terminal = Terminal.start(workspace, "--script", str(script), "-p", "go")
+    terminal.child.logfile_read = screen = io.StringIO()
+    try:
+        terminal.expect(pytest.importorskip("pexpect").EOF)
+    finally:
+        terminal.close()
+    return screen.getvalue().encode()
+
+
+def test_headless_answer_is_byte_for_byte_through_a_pipe(workspace):
+    assert run_headless(workspace, tty=False) == ("\n".join(payloads("answer")) + "\n").encode()
+
+
+def test_headless_answer_on_a_terminal_is_drawn_as_placeholders(workspace):
+    raw = run_headless(workspace, tty=True).decode()
+    assert_drawn_safely(raw, "answer")
+    assert_nothing_raw(raw)
