@@ -1,14 +1,16 @@
 """What the agent loop needs from a model: one `complete` call per round trip.
 
 `complete` streams text through `on_text` as it arrives and returns the whole
-reply: its text and its tool calls (several at once are fine). Any failure the
-user should read is a ModelError with a one-line message.
+reply: its text and its tool calls (several at once are fine), and, where the
+server reports them, token usage and the model's reasoning. Any failure the
+user should read is a ModelError with a one-line message; a context overflow
+is the ContextOverflow kind of it, so the loop can compact and try again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -18,14 +20,33 @@ class ToolCall:
     arguments: str
 
 
+@dataclass(frozen=True)
+class Usage:
+    """Tokens one reply cost, as far as the server said (None: not reported)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
 @dataclass
 class Reply:
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage | None = None
+    reasoning: str = ""
+    reasoning_field: str = ""
+    finish_reason: str = "stop"
 
     def as_message(self) -> dict[str, Any]:
-        """The assistant message in Chat Completions form, for the history."""
+        """The assistant message in Chat Completions form, for the history.
+
+        Reasoning is kept under the field the server used; the client decides
+        per endpoint whether it is sent back.
+        """
         message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.reasoning:
+            message[self.reasoning_field or "reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
@@ -33,8 +54,24 @@ class Reply:
         return message
 
 
+@dataclass(frozen=True)
+class Notice:
+    """Something the client did on its own that the user should see in one dim line."""
+
+    kind: Literal["retry", "adapted"]
+    text: str
+
+
 class ModelError(Exception):
     """A failure worth one clear line to the user (bad key, unknown model, no connection)."""
+
+
+class ContextOverflow(ModelError):
+    """The request is longer than the model's context window (`limit` tokens, when the server said)."""
+
+    def __init__(self, message: str, limit: int | None = None):
+        super().__init__(message)
+        self.limit = limit
 
 
 class Model(Protocol):

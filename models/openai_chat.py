@@ -1,25 +1,48 @@
 """The real model: any OpenAI-compatible Chat Completions endpoint, streamed.
 
-Works with OpenAI, Ollama, vLLM, DeepSeek, GLM and others that speak the
-protocol. Text is passed on as it arrives; tool-call fragments are joined by
-their index, so several calls in one message and arguments split across chunks
-both work. Retries with backoff on 429, 5xx, timeouts and dropped connections
-are the openai client's own (`max_retries`). Errors the user must fix become a
-ModelError with one clear line.
+Works with OpenAI, Ollama, vLLM, llama.cpp, DeepSeek, GLM and others that speak
+the protocol, each with its quirks (README: "Endpoints"). One `complete` is:
+shape the request for this endpoint (models/quirks.py), stream it, assemble
+the reply (models/stream.py). Around that, two loops the user can see:
+- a refusal the client can fix (a parameter the server does not know, reasoning
+  it wants back) changes the request once and retries at once, with a notice;
+- a transient failure (HTTP 408/409/429/5xx, a dropped connection, a timeout,
+  a stream cut off or garbled) is retried with backoff, each retry announced
+  (`HTTP 429, retrying in 2 s, attempt 2/5`); after the last one, one line
+  says what happened.
+Everything else is a ModelError with one clear line; a context overflow is a
+ContextOverflow, which the agent loop answers by compacting.
 
 `openai` is imported on the first request, not at start-up: importing it costs
-more than the whole rest of the program (bench/startup.py).
+more than the whole rest of the program (bench/startup.py). The client's own
+retries are off, so that every retry is ours and visible.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from models.base import ModelError, Reply, ToolCall
+from models.base import ContextOverflow, ModelError, Notice, Reply
 from models.catalog import ModelInfo, fetch_catalog
+from models.endpoint import detect_family
+from models.quirks import Adaptations
+from models.refusals import error_text, read_refusal, server_message
+from models.stream import StreamAssembler, StreamBroken, assemble
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRY_STATUSES = (408, 409, 429)
+MAX_RETRY_AFTER = 60.0
+
+
+class _Transient(Exception):
+    """A failure worth retrying; `reason` is how the retry notice names it."""
+
+    def __init__(self, reason: str, final: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason, self.final, self.retry_after = reason, final, retry_after
 
 
 @dataclass
@@ -29,7 +52,17 @@ class OpenAIChatModel:
     base_url: str | None = None
     max_retries: int = 4
     timeout: float = 300.0
+    retry_delay: float = 1.0
+    max_output_tokens: int | None = None
+    on_notice: Callable[[Notice], None] = field(default=lambda notice: None, repr=False)
+    on_reasoning: Callable[[str], None] = field(default=lambda piece: None, repr=False)
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    adaptations: Adaptations | None = None
     _client: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.adaptations is None:
+            self.adaptations = Adaptations(detect_family(self.endpoint))
 
     @property
     def endpoint(self) -> str:
@@ -40,60 +73,143 @@ class OpenAIChatModel:
         if self._client is None:
             import openai
 
-            self._client = openai.OpenAI(api_key=self.api_key, base_url=self.endpoint,
-                                         max_retries=self.max_retries, timeout=self.timeout)
+            self._client = openai.OpenAI(api_key=self.api_key or "no-key", base_url=self.endpoint,
+                                         max_retries=0, timeout=self.timeout)
         return self._client
 
     def list_models(self) -> list[ModelInfo]:
         """The endpoint's catalog; CatalogUnavailable when it has none."""
         return fetch_catalog(self.client(), self.endpoint)
 
+    def describe_endpoint(self) -> str:
+        """The detected family and what the session changed so far, for --doctor."""
+        assert self.adaptations is not None
+        return f"{self.endpoint}: {self.adaptations.describe()}"
+
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:
+        attempt = 1
+        while True:
+            try:
+                return self._adapting(messages, tools, on_text)
+            except _Transient as failure:
+                if attempt > self.max_retries:
+                    raise ModelError(failure.final) from None
+                delay = self._delay(attempt, failure.retry_after)
+                attempt += 1
+                self.on_notice(Notice("retry", f"{failure.reason}, retrying in {_seconds(delay)}, "
+                                               f"attempt {attempt}/{self.max_retries + 1}"))
+                self.sleep(delay)
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None and 0 <= retry_after <= MAX_RETRY_AFTER:
+            return retry_after
+        return min(self.retry_delay * 2 ** (attempt - 1), 30.0)
+
+    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {"messages": messages, "stream_options": {"include_usage": True}}
+        if tools:
+            body["tools"] = tools
+        if self.max_output_tokens:
+            body["max_tokens"] = self.max_output_tokens
+        return body
+
+    def _adapting(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                  on_text: Callable[[str], None]) -> Reply:
+        """One attempt, re-shaped and re-sent at once for each refusal the client can fix."""
         import openai
 
+        assert self.adaptations is not None
+        while True:
+            body = self.adaptations.shape(self._body(messages, tools))
+            try:
+                return self._stream(body, on_text)
+            except openai.APIStatusError as exc:
+                refusal = read_refusal(exc.status_code, error_text(exc.body, exc.message),
+                                       self.adaptations.optional_in(body))
+                change = self.adaptations.learn(refusal, body)
+                if change is None:
+                    raise self._status_failure(exc.status_code, server_message(exc.body, exc.message),
+                                               refusal.kind, refusal.limit,
+                                               exc.response.headers) from None
+                self.on_notice(Notice("adapted", f"{self.adaptations.family.label}: {change}"))
+
+    def _stream(self, body: dict[str, Any], on_text: Callable[[str], None]) -> Reply:
+        import httpx2
+        import openai
+
+        messages = body.pop("messages")
+        assembler = StreamAssembler(on_text, self.on_reasoning)
         try:
-            stream = self.client().chat.completions.create(
-                model=self.name, messages=messages, stream=True,
-                **({"tools": tools} if tools else {}))
-            return _collect(stream, on_text)
-        except openai.AuthenticationError as exc:
-            raise ModelError(f"{self.endpoint} refused the API key (HTTP {exc.status_code}); "
-                             "check OPENAI_API_KEY.") from None
-        except openai.NotFoundError:
-            raise ModelError(f"{self.endpoint} does not know the model {self.name!r}; "
-                             "check OPENAI_MODEL or --model.") from None
+            with self.client().chat.completions.with_streaming_response.create(
+                    model=self.name, messages=messages, stream=True, extra_body=body) as response:
+                if "json" in response.headers.get("content-type", ""):
+                    return _whole_reply(response.text(), assembler)
+                return assemble(response.iter_lines(), assembler)
+        except StreamBroken as broken:
+            raise _Transient(f"the reply stream broke ({broken})",
+                             f"{self.endpoint} kept breaking off its replies: {broken}; "
+                             "the server may be overloaded or restarting.") from None
         except openai.APITimeoutError:
-            raise ModelError(f"{self.endpoint} did not answer in time, even after "
+            raise _Transient("the server did not answer in time",
+                             f"{self.endpoint} did not answer in time, even after "
                              f"{self.max_retries} retries.") from None
         except openai.APIConnectionError:
-            raise ModelError(f"cannot connect to {self.endpoint}; check OPENAI_BASE_URL and that "
-                             "the server is running.") from None
-        except openai.APIStatusError as exc:
-            raise ModelError(f"{self.endpoint} answered HTTP {exc.status_code}: "
-                             f"{_first_line(exc.message)}") from None
+            raise _Transient("cannot connect", f"cannot connect to {self.endpoint}; check "
+                             "OPENAI_BASE_URL and that the server is running.") from None
+        except httpx2.TimeoutException:
+            raise _Transient("the reply stream stalled",
+                             f"{self.endpoint} stopped sending in the middle of its replies, "
+                             f"{self.max_retries + 1} times.") from None
+        except httpx2.RequestError as exc:
+            raise _Transient(f"the connection dropped mid-reply ({type(exc).__name__})",
+                             f"{self.endpoint} dropped the connection in the middle of its "
+                             f"replies, {self.max_retries + 1} times; the server may be "
+                             "overloaded or restarting.") from None
+
+    def _status_failure(self, status: int, line: str, kind: str, limit: int | None,
+                        headers: Any) -> Exception:
+        """The exception an HTTP error becomes once no adaptation can help."""
+        assert self.adaptations is not None
+        if kind == "no_tools":
+            return ModelError(f"{self.adaptations.family.label} at {self.endpoint} cannot call tools "
+                              f"with {self.name!r} ({line}); {self.adaptations.family.no_tools_hint}.")
+        if kind == "context_overflow":
+            window = f" ({limit:,} tokens)" if limit else ""
+            return ContextOverflow(f"the conversation no longer fits the context window{window} "
+                                   f"of {self.name!r}: {line}", limit)
+        if status == 401:
+            return ModelError(f"{self.endpoint} refused the API key (HTTP 401); check OPENAI_API_KEY.")
+        if status == 404:
+            return ModelError(f"{self.endpoint} does not know the model {self.name!r} ({line}); "
+                              "check OPENAI_MODEL or --model.")
+        if status in RETRY_STATUSES or status >= 500:
+            return _Transient(f"HTTP {status}", f"{self.endpoint} answered HTTP {status} "
+                              f"{self.max_retries + 1} times: {line}", _retry_after(headers))
+        return ModelError(f"{self.endpoint} answered HTTP {status}: {line}")
 
 
-def _collect(stream: Any, on_text: Callable[[str], None]) -> Reply:
-    text: list[str] = []
-    calls: dict[int, dict[str, str]] = {}
-    for chunk in stream:
-        if not chunk.choices:
+def _whole_reply(text: str, assembler: StreamAssembler) -> Reply:
+    """A server that ignored `stream` and sent one JSON completion: read it as one chunk."""
+    try:
+        body = json.loads(text)
+        choice = body["choices"][0]
+        assembler.feed({"choices": [{"delta": choice.get("message") or {},
+                                     "finish_reason": choice.get("finish_reason") or "stop"}],
+                        "usage": body.get("usage")})
+    except (ValueError, RecursionError, KeyError, IndexError, TypeError, AttributeError):
+        raise StreamBroken("the server sent a JSON reply that is not a chat completion") from None
+    return assembler.reply()
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            return float(headers.get(name)) / scale
+        except (TypeError, ValueError):
             continue
-        delta = chunk.choices[0].delta
-        if delta.content:
-            text.append(delta.content)
-            on_text(delta.content)
-        for fragment in delta.tool_calls or []:
-            slot = calls.setdefault(fragment.index, {"id": "", "name": "", "arguments": ""})
-            slot["id"] = fragment.id or slot["id"]
-            if fragment.function:
-                slot["name"] += fragment.function.name or ""
-                slot["arguments"] += fragment.function.arguments or ""
-    tool_calls = [ToolCall(slot["id"] or f"call_{index}", slot["name"], slot["arguments"] or "{}")
-                  for index, slot in sorted(calls.items())]
-    return Reply("".join(text), tool_calls)
+    return None
 
 
-def _first_line(message: str) -> str:
-    return (message or "").strip().splitlines()[0][:200] if message and message.strip() else "no message"
+def _seconds(delay: float) -> str:
+    return f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from models.catalog import (CatalogUnavailable, ModelInfo, UnknownModel, format_catalog,
@@ -9,6 +11,7 @@ from models.catalog import (CatalogUnavailable, ModelInfo, UnknownModel, format_
 from models.openai_chat import OpenAIChatModel
 from models.scripted import ScriptedModel
 from tests.fake_chat_server import FakeChatServer
+from tests.fake_families import FAMILIES
 
 VLLM_ENTRY = {"id": "Qwen/Qwen2.5-Coder-7B-Instruct", "object": "model", "owned_by": "vllm",
               "max_model_len": 32768}
@@ -72,6 +75,7 @@ def test_the_catalog_is_read_from_the_server(server):
 
 
 def test_a_server_without_a_catalog_is_a_missing_capability(server):
+    server.family = replace(FAMILIES["openai"], catalog=None)
     with pytest.raises(CatalogUnavailable, match="no model catalog.*nothing is misconfigured"):
         OpenAIChatModel("m", "k", server.url).list_models()
 
