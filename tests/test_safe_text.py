@@ -7,7 +7,7 @@ import unicodedata
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ui.safe_text import has_invisible, reveal, safe
+from ui.safe_text import invisible_warning, reveal, safe
 
 ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"
 SEQUENCES = {
@@ -67,8 +67,15 @@ def test_reveal_shows_every_invisible_character_of_a_command() -> None:
     command = "rm\u200b -rf\u00a0/tmp/x\u2028; echo\u3164 \U000e0041 ok\r"
     shown = reveal(command)
     assert shown == "rm\\u200b -rf\\xa0/tmp/x\\u2028; echo\\u3164 \\U000e0041 ok␍"
-    assert has_invisible(command)
-    assert not has_invisible("ls -la 'a b'\n\tgrep x | wc -l — ü")
+    assert invisible_warning(command)
+    assert not invisible_warning("ls -la 'a b'\n\tgrep x | wc -l — ü")
+
+
+
+def test_a_command_with_invisible_characters_is_flagged_with_their_placeholders() -> None:
+    assert invisible_warning("ls -la") == ""
+    warning = invisible_warning("echo ok\r# rest\u200b")
+    assert "invisible characters" in warning and "␍" in warning and "\\u200b" in warning
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

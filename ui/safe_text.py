@@ -82,11 +82,6 @@ def reveal(command: str) -> str:
     return "".join(placeholder(c) if is_invisible(c) else c for c in command)
 
 
-def has_invisible(command: str) -> bool:
-    """Whether `command` holds a character the screen would not show as it is."""
-    return any(is_invisible(c) for c in command)
-
-
 def safe_line(text: str, style: str = "") -> Text:
     """Untrusted text as a rich Text: placeholders for controls, and markup kept literal."""
     return Text(safe(text), style=style)
@@ -95,3 +90,12 @@ def safe_line(text: str, style: str = "") -> Text:
 def safe_markdown(text: str) -> Markdown:
     """Untrusted markdown, rendered after `safe`; a link shows where it goes."""
     return Markdown(safe(text), hyperlinks=False)
+
+
+def invisible_warning(command: str) -> str:
+    """A line flagging a command that holds invisible characters; '' when it holds none."""
+    shown = sorted({placeholder(c) for c in command if is_invisible(c)})
+    if not shown:
+        return ""
+    return (f"This command contains invisible characters, shown as {', '.join(shown)}. "
+            "It runs exactly as shown.")
