@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import unicodedata
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from ui.headless import write_answer
 from ui.safe_text import invisible_warning, reveal, safe
 
 ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"
@@ -94,3 +96,9 @@ def test_no_input_gets_a_control_an_escape_or_a_bidi_override_through(text: str)
                                       blacklist_characters=sorted(FORBIDDEN))))
 def test_text_without_controls_is_shown_exactly(text: str) -> None:
     assert safe(text) == text
+
+
+def test_a_piped_answer_is_kept_byte_for_byte_and_an_unencodable_character_is_escaped() -> None:
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    write_answer("\x1b[2J naïve \udc80 end", out)
+    assert out.buffer.getvalue() == "\x1b[2J naïve \\udc80 end\n".encode()

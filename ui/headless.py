@@ -38,8 +38,14 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView) -> int:
 
 
 def write_answer(text: str, out: TextIO) -> None:
-    """The answer as the model wrote it for a pipe or a file; made safe for a terminal."""
-    out.write((safe(text) if out.isatty() else text) + "\n")
+    """The answer as the model wrote it for a pipe or a file; made safe for a terminal.
+
+    A character the output cannot encode (a lone surrogate a model sent as JSON)
+    is written as a backslash escape, so the answer is never lost to a crash.
+    """
+    encoding = out.encoding or "utf-8"
+    shown = (safe(text) if out.isatty() else text) + "\n"
+    out.write(shown.encode(encoding, "backslashreplace").decode(encoding))
     out.flush()
 
 
