@@ -1,6 +1,7 @@
 """stepagent's command line: parse the flags, assemble the agent, wire the UI in.
 
     python index.py [--mode build|edit|yolo|plan] [-p PROMPT] [--model NAME] [--script FILE]
+    python index.py --doctor
 
 The workspace is the current directory. This is the one file that knows every
 part. It builds the state and the model, injects the UI callbacks into the
@@ -24,7 +25,7 @@ from session.journal import Journal
 from session.live import Session
 from session.store import default_home
 from state import MODE_CYCLE, AppState
-from tools.bash.sandbox.status import sandbox_status
+from tools.bash.sandbox.status import detect_layers, layer_rows, sandbox_status
 
 LESSON_SCRIPT = Path(__file__).resolve().parent / "step42_plan_mode" / "lesson_scenario.json"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -47,6 +48,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="resume the latest session of this workspace")
     parser.add_argument("--context-window", type=int, default=128_000, metavar="TOKENS",
                         help="the model's context window (default: %(default)s)")
+    parser.add_argument("--doctor", action="store_true",
+                        help="show which plan-mode sandbox layers this machine has, then exit")
     parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
                         help="compact automatically past this share of the window (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -81,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     from ui import callbacks, startup
     from ui.console import ConsoleView
 
+    if args.doctor:
+        from ui.doctor import show_doctor
+
+        return show_doctor(Console(), layer_rows(detect_layers()))
     view = ConsoleView(Console(stderr=headless), stream_markdown=not headless,
                        sandbox_status=sandbox_status)
     store = startup.open_store(default_home(), view)

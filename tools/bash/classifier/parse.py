@@ -47,6 +47,7 @@ class Word:
 @dataclass
 class SimpleCommand:
     words: list[Word] = field(default_factory=list)
+    substitutions: list[str] = field(default_factory=list)
 
     @property
     def argv(self) -> list[str]:

@@ -1,10 +1,13 @@
 """A Landlock ruleset that lets a child process read everything and write nothing.
 
-The fourth line of plan mode's defence, under the classifier: Bash commands the
-classifier lets through while planning run under this ruleset, so a classifier
-mistake still changes nothing. Writes are allowed only to /dev/null and to one
-private temporary folder. Landlock is inherited and cannot be lifted by the
-child, and `no_new_privs` stops a setuid binary from escaping it.
+A layer of the plan-mode sandbox, used where bubblewrap is missing (Landlock
+forbids the mounts bubblewrap makes, so the two cannot be stacked). Writes are
+allowed only to /dev/null and to one private temporary folder. Where the kernel
+offers them, ABI 4 handles TCP bind and connect (no rule allows any, so there
+is no TCP) and ABI 6 scopes signals and abstract unix sockets to the sandbox.
+Landlock governs file contents, not metadata (chmod, times, xattrs): the
+seccomp filter covers those. It is inherited, cannot be lifted by the child,
+and `no_new_privs` stops a setuid binary from escaping it.
 
 The ruleset is built in the parent; the child only calls two syscalls between
 fork and exec, so nothing heavy runs in the forked process.
@@ -28,8 +31,13 @@ WRITE_RIGHTS_BY_ABI = {1: 0b1_1111_1111_0010, 2: 0b11_1111_1111_0010}
 FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV
 
 
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -85,10 +93,12 @@ class ReadOnlyRuleset:
 
 def read_only_ruleset(writable_dir: str) -> ReadOnlyRuleset:
     """Everything readable; writable only /dev/null and `writable_dir`."""
-    handled = write_rights(abi_version())
-    attr = _RulesetAttr(handled)
-    fd = _syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
-                  ctypes.c_uint32(0))
+    abi = abi_version()
+    handled = write_rights(abi)
+    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
+                        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    fd = _syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     try:
         _allow(fd, "/dev/null", handled & FILE_RIGHTS)
         _allow(fd, writable_dir, handled)

@@ -1,13 +1,113 @@
-"""What the plan-mode sandbox on this machine can do, in one line for the user."""
+"""Which layers of the plan-mode sandbox this machine has, and what a missing one leaves open.
+
+UI-free: `stepagent --doctor` (ui/doctor.py) shows these rows as a table, and
+entering plan mode shows `plan_mode_notice`. The Bash tool reads the same
+`Layers` to choose how a plan-mode call runs and what it may run.
+"""
 
 from __future__ import annotations
 
-from tools.bash.sandbox.landlock import abi_version
+import os
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tools.bash.sandbox import landlock, seccomp
+from tools.bash.sandbox.bwrap import bwrap_path
+from tools.bash.sandbox.pids import make_pids_cgroup
+
+
+@dataclass(frozen=True)
+class Layers:
+    """What the sandbox can use here; tests build their own to take a layer away."""
+
+    bwrap: str | None
+    landlock_abi: int
+    seccomp: bool
+    pids_cgroup: bool
+    root: bool
+
+    @property
+    def contains_code(self) -> bool:
+        """Whether a program the command starts is contained without the classifier's help."""
+        return bool(self.bwrap) and self.seccomp
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    """One line of the doctor's table."""
+
+    layer: str
+    active: bool
+    detail: str
+    leaves_open: str = ""
+
+
+@lru_cache(maxsize=1)
+def detect_layers() -> Layers:
+    """Probe this machine once per process."""
+    root = os.geteuid() == 0
+    return Layers(bwrap=bwrap_path(), landlock_abi=landlock.abi_version(),
+                  seccomp=seccomp.architecture() is not None,
+                  pids_cgroup=root and _pids_cgroup_works(), root=root)
+
+
+def _pids_cgroup_works() -> bool:
+    probe = make_pids_cgroup(f"stepagent-probe-{os.getpid()}-{time.monotonic_ns()}")
+    if probe is None:
+        return False
+    probe.remove()
+    return True
+
+
+def layer_rows(layers: Layers) -> list[LayerRow]:
+    """Each layer, active or not, and what its absence leaves open."""
+    landlock_used = bool(layers.landlock_abi) and not layers.bwrap
+    if layers.landlock_abi:
+        landlock_detail = (f"ABI {layers.landlock_abi}: writes only to a private temp folder"
+                           + ("; no TCP" if layers.landlock_abi >= 4 else "")
+                           + ("; signals and abstract sockets stay inside" if layers.landlock_abi >= 6 else "")
+                           + ("" if landlock_used else " (stands in when bubblewrap is missing)"))
+    else:
+        landlock_detail = "not offered by this kernel"
+    processes = ("pids cgroup, 256 processes" if layers.pids_cgroup else
+                 "RLIMIT_NPROC" if not layers.root else "")
+    return [
+        LayerRow("classifier", True, "default deny: only commands known to be read-only run"),
+        LayerRow("bubblewrap", bool(layers.bwrap),
+                 "read-only /, own PID, network, IPC and user namespaces, private /tmp, "
+                 "dies with stepagent" if layers.bwrap else "bwrap missing or not allowed to run",
+                 "" if layers.bwrap else
+                 "file metadata is guarded by seccomp alone, no network namespace, a process "
+                 "that escapes the call's group can outlive it; git commands that can run a "
+                 "repository-configured program are refused"),
+        LayerRow("Landlock", landlock_used or bool(layers.landlock_abi), landlock_detail,
+                 "" if layers.bwrap or layers.landlock_abi else
+                 "file writes are stopped by the classifier alone"),
+        LayerRow("seccomp", layers.seccomp,
+                 "no sockets, no chmod/chown/utime/xattr, no io_uring, no new sessions"
+                 if layers.seccomp else "no filter written for this architecture",
+                 "" if layers.seccomp else
+                 "a command can connect to unix sockets outside (tmux, docker, ssh agent)"
+                 + ("" if layers.bwrap else " and change file metadata")),
+        LayerRow("limits", bool(processes),
+                 f"4 GiB memory per process, 64 MiB per file, {processes or 'no process cap'}",
+                 "" if processes else "as root without a writable pids cgroup, a fork bomb "
+                 "runs until the timeout"),
+    ]
+
+
+def plan_mode_notice(layers: Layers) -> str:
+    """One line for entering plan mode: which layers guard Bash, which are missing."""
+    rows = layer_rows(layers)
+    active = [row.layer for row in rows if row.active]
+    missing = [row for row in rows if not row.active]
+    text = f"Plan-mode sandbox: {', '.join(active)} active."
+    if missing:
+        text += " Missing: " + "; ".join(f"{row.layer} ({row.leaves_open})" for row in missing) + "."
+    return text
 
 
 def sandbox_status() -> str:
-    """One line: which OS sandbox contains plan-mode Bash here, or that none does."""
-    abi = abi_version()
-    if abi:
-        return f"Bash runs inside a read-only Landlock sandbox (ABI {abi}) while planning."
-    return "No Landlock sandbox on this system: the Bash classifier alone decides while planning."
+    """The plan-mode notice for this machine (CI prints it too)."""
+    return plan_mode_notice(detect_layers())

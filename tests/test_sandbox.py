@@ -1,0 +1,200 @@
+"""The plan-mode sandbox contains arbitrary code on its own.
+
+The classifier is out of the way here: each script goes straight to the Bash
+tool's handler in plan mode (the guard, which would consult the classifier, is
+not on this path). Each test first shows the script has its effect in plain
+bash, then that it has none under the sandbox, for each set of layers this
+machine can offer: the full sandbox (bubblewrap + seccomp + limits) and the
+fallback without bubblewrap (Landlock + seccomp + limits).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from state import AppState
+from tools.bash.sandbox.status import Layers, detect_layers
+from tools.bash.tool import make_bash_tool
+from tools.judgement import READ_ONLY
+
+DETECTED = detect_layers()
+FULL = pytest.param(DETECTED, id="full", marks=pytest.mark.skipif(
+    not DETECTED.contains_code, reason="bubblewrap or seccomp is not available here"))
+LANDLOCK = pytest.param(replace(DETECTED, bwrap=None), id="landlock", marks=pytest.mark.skipif(
+    not (DETECTED.landlock_abi >= 6 and DETECTED.seccomp), reason="Landlock ABI 6 or seccomp missing"))
+LAYER_SETS = [FULL, LANDLOCK]
+PYTHON = sys.executable
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """A workspace with one file, and an `outside` folder beside it."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (tmp_path / "outside").mkdir()
+    (workspace / "f.txt").write_text("hello\n")
+    return workspace
+
+
+def sandboxed(workspace: Path, layers: Layers, command: str, timeout: int = 10) -> tuple[str, float]:
+    """Run `command` through the plan-mode Bash handler; its result and how long it took."""
+    state = AppState()
+    state.enter_plan_mode("test")
+    bash = make_bash_tool(workspace, state, lambda text: READ_ONLY, layers=lambda: layers)
+    start = time.monotonic()
+    result = bash.handler({"command": command, "timeout": timeout})
+    return result.content, time.monotonic() - start
+
+
+def plain(workspace: Path, command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True,
+                          timeout=30)
+
+
+def metadata(path: Path) -> tuple:
+    info = path.stat()
+    return info.st_mode, info.st_mtime_ns, info.st_uid, sorted(os.listxattr(path))
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+@pytest.mark.parametrize("command", [
+    "chmod 000 f.txt",
+    "touch -d 2001-01-01 f.txt",
+    f"{PYTHON} -c \"import os; os.setxattr('f.txt', 'user.planned', b'1')\"",
+    f"{PYTHON} -c \"import os; os.utime('f.txt', (1, 1))\"",
+])
+def test_file_metadata_cannot_change(files, layers, command):
+    before = metadata(files / "f.txt")
+    if plain(files, command).returncode != 0:
+        pytest.skip("this filesystem does not take the change even in plain bash")
+    assert metadata(files / "f.txt") != before
+    (files / "f.txt").unlink()
+    (files / "f.txt").write_text("hello\n")
+    before = metadata(files / "f.txt")
+    result, _ = sandboxed(files, layers, command)
+    assert metadata(files / "f.txt") == before, result
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_no_signal_reaches_a_process_the_call_did_not_start(files, layers):
+    first, second = subprocess.Popen(["sleep", "60"]), subprocess.Popen(["sleep", "60"])
+    try:
+        plain(files, f"kill -STOP {first.pid}")
+        assert wait_for_state(first.pid, "T")
+        result, _ = sandboxed(files, layers, f"kill -STOP {second.pid}; kill -9 {second.pid}")
+        assert not wait_for_state(second.pid, "TtZX", seconds=1) and second.poll() is None, result
+    finally:
+        for outsider in (first, second):
+            outsider.kill()
+            outsider.wait()
+
+
+def wait_for_state(pid: int, states: str, seconds: float = 10) -> bool:
+    """Whether the process reaches one of these states (T stopped, Z zombie …) in time."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in states:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+@pytest.mark.parametrize("client", [
+    "exec 3<>/dev/tcp/127.0.0.1/{port} && echo hi >&3",
+    PYTHON + " -c \"import socket; socket.create_connection(('127.0.0.1', {port})).send(b'x')\"",
+])
+def test_no_tcp_connection_to_a_local_listener(files, layers, client):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        command = client.format(port=listener.getsockname()[1])
+        plain(files, command)
+        listener.accept()[0].close()
+        result, _ = sandboxed(files, layers, command)
+        with pytest.raises(socket.timeout):
+            listener.accept()
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_no_connection_to_a_unix_socket_outside(files, layers, tmp_path):
+    path = tmp_path / "outside" / "service.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        listener.settimeout(0.5)
+        command = f"{PYTHON} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}')\""
+        plain(files, command)
+        listener.accept()[0].close()
+        result, _ = sandboxed(files, layers, command)
+        with pytest.raises(socket.timeout):
+            listener.accept()
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_a_background_job_neither_outlives_the_call_nor_holds_it_open(files, layers, tmp_path):
+    marker = uuid.uuid4().hex
+    late = tmp_path / "outside" / "late.txt"
+    command = f"(sleep 2; echo late > {late}; echo late > late.txt) & sleep 30 & echo {marker}"
+    result, took = sandboxed(files, layers, command, timeout=20)
+    assert marker in result and took < 20
+    time.sleep(3)
+    assert not late.exists() and not (files / "late.txt").exists()
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_a_call_that_outlasts_its_timeout_returns_and_is_stopped(files, layers):
+    marker = uuid.uuid4().hex
+    result, took = sandboxed(files, layers, f"echo {marker}; sleep 60", timeout=2)
+    assert "timed out after 2 s" in result and took < 15
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_filling_the_disk_is_stopped(files, layers, tmp_path):
+    result, took = sandboxed(files, layers, 'head -c 200M /dev/zero > "$TMPDIR/fill"; '
+                                            "head -c 200M /dev/zero > fill.bin; ls -l \"$TMPDIR\"",
+                             timeout=30)
+    assert not (files / "fill.bin").exists()
+    assert "209715200" not in result, result
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_a_fork_bomb_is_stopped_and_leaves_nothing(files, layers):
+    marker = uuid.uuid4().hex
+    result, took = sandboxed(files, layers, f": {marker}; bomb() {{ bomb | bomb & }}; bomb; sleep 60",
+                             timeout=3)
+    assert took < 30, result
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_kernel_settings_cannot_be_written(files, layers):
+    setting = "/proc/sys/vm/swappiness"
+    command = f"cat {setting} > /dev/null && echo \"$(cat {setting})\" > {setting}"
+    if os.geteuid() != 0 or plain(files, command).returncode != 0:
+        pytest.skip("only root can write kernel settings")
+    result, _ = sandboxed(files, layers, command)
+    assert "[exit code 0]" not in result
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_the_private_temporary_folder_goes_with_the_call(files, layers):
+    name = f"stepagent-private-{uuid.uuid4().hex}"
+    result, _ = sandboxed(files, layers, f'echo x > "$TMPDIR/{name}" && cat "$TMPDIR/{name}" && '
+                                         'echo "$TMPDIR"')
+    assert result.startswith("x\n") and "[exit code 0]" in result
+    folder = result.splitlines()[1]
+    assert not (Path(folder) / name).exists() and not (Path("/tmp") / name).exists()

@@ -1,0 +1,148 @@
+"""Run one Bash call to its end, and leave nothing of it behind.
+
+The process side of the Bash tool, in every mode. The call starts a session
+of its own (so its processes form one group) with a parent-death signal, so it
+dies with stepagent (bubblewrap's --die-with-parent does the same for the
+sandbox inside). The output is read here, in the calling thread, with poll():
+not by a reader that waits for the pipe to close, so a background job cannot
+hold the call open. When the shell ends, at the timeout, at Ctrl-C and when the
+output floods, the whole group is killed.
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+MAX_OUTPUT = 30_000
+FLOOD_LIMIT = 10_000_000
+DRAIN_SECONDS = 0.5
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass
+class Outcome:
+    """What a finished call left: its output (capped) and how it ended."""
+
+    text: str
+    returncode: int | None
+    timed_out: bool = False
+    flooded: bool = False
+
+
+class _Capped:
+    """Keeps the first MAX_OUTPUT characters, counts the rest, and notices a flood
+    (`cat /dev/urandom` is read-only, and endless)."""
+
+    def __init__(self) -> None:
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.kept: list[str] = []
+        self.characters = 0
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        text = self.decoder.decode(chunk)
+        if self.characters < MAX_OUTPUT:
+            self.kept.append(text[:MAX_OUTPUT - self.characters])
+        self.characters += len(text)
+        self.size += len(chunk)
+
+    @property
+    def flooded(self) -> bool:
+        return self.size > FLOOD_LIMIT
+
+    def text(self) -> str:
+        kept = "".join(self.kept).rstrip("\n") or "(no output)"
+        if self.characters > MAX_OUTPUT:
+            kept += f"\n… output cut at {MAX_OUTPUT} of {self.characters} characters."
+        return kept
+
+
+def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: float,
+                in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = ()) -> Outcome:
+    """Run argv with its output captured; return when it ends, times out or floods."""
+    parent = os.getpid()
+    process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True, pass_fds=tuple(pass_fds),
+                               preexec_fn=lambda: _prepare_child(parent, in_child))
+    output = _Capped()
+    try:
+        timed_out = _read_until_done(process, output, time.monotonic() + timeout)
+    finally:
+        _kill_group(process)
+        _drain(process, output)
+        process.wait()
+        process.stdout.close()
+    return Outcome(output.text(), None if timed_out or output.flooded else process.returncode,
+                   timed_out=timed_out, flooded=output.flooded)
+
+
+def _prepare_child(parent: int, steps: Sequence[Callable[[], None]]) -> None:
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(137)
+    for step in steps:
+        step()
+
+
+def _read_until_done(process: subprocess.Popen, output: _Capped, deadline: float) -> bool:
+    """Read while the shell runs; True when the deadline passed first. A pidfd wakes
+    the loop when the shell exits; the shell is left unreaped (its zombie keeps its
+    pid), so killing its group afterwards cannot hit a stranger."""
+    fd = process.stdout.fileno()
+    os.set_blocking(fd, False)
+    exited = os.pidfd_open(process.pid)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    poller.register(exited, select.POLLIN)
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            ready = dict(poller.poll(left * 1000))
+            if exited in ready or output.flooded:
+                return False
+            if fd in ready and not _read_available(fd, output):
+                poller.unregister(fd)
+    finally:
+        os.close(exited)
+
+
+def _read_available(fd: int, output: _Capped) -> bool:
+    """Read what is there; False at end of file."""
+    while not output.flooded:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        output.add(chunk)
+    return True
+
+
+def _drain(process: subprocess.Popen, output: _Capped) -> None:
+    """Collect what the group wrote before it was killed, for a moment at most
+    (a process that escaped the group may hold the pipe)."""
+    fd = process.stdout.fileno()
+    end = time.monotonic() + DRAIN_SECONDS
+    while not output.flooded and time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], max(end - time.monotonic(), 0))
+        if not ready or not _read_available(fd, output):
+            return
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

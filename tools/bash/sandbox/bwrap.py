@@ -1,0 +1,64 @@
+"""bubblewrap: the namespaces that contain a plan-mode Bash call.
+
+The main layer of the plan-mode sandbox. Why bubblewrap: it is the small,
+audited tool Flatpak is built on, packaged everywhere (Debian's `bubblewrap`),
+and Claude Code's sandbox runtime runs Linux commands under it; it needs no
+daemon and no root. What each option gives:
+- `--ro-bind / /`: every file readable, nothing writable, no metadata change
+  (chmod, times, xattrs all fail with EROFS), on every mount below / too.
+- `--proc /proc` + `--unshare-pid`: a PID namespace; processes outside cannot
+  be seen or signalled, and when the call's first process ends the kernel kills
+  everything left in the namespace, so nothing outlives the call.
+- `/proc/sys` bound read-only over the new /proc: root inside is still root to
+  sysctl files, which check only the owner.
+- `--unshare-net`, `--unshare-ipc`, `--unshare-uts`: no network (abstract unix
+  sockets live in the network namespace too), no shared memory or message
+  queues with processes outside.
+- `--unshare-user`: the call has no capability outside its namespace;
+  `--cap-drop ALL` makes that explicit when stepagent itself runs as root.
+- `--dev /dev`: a minimal /dev (null, zero, random, tty …), read-only but for
+  a small /dev/shm; `--tmpfs /tmp` with `--size`: a private, bounded /tmp that
+  disappears with the call (the workspace is bound back if it lives in /tmp).
+- `--die-with-parent`: killed when stepagent dies; `--new-session`: no
+  terminal to push keystrokes into (TIOCSTI).
+- `--seccomp FD`: the system-call filter of seccomp.py, loaded last.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+TMP_BYTES = 64 << 20
+SHM_BYTES = 8 << 20
+
+
+@lru_cache(maxsize=1)
+def bwrap_path() -> str | None:
+    """The bwrap binary when it runs here (installed and allowed to make namespaces)."""
+    found = shutil.which("bwrap")
+    if not found:
+        return None
+    try:
+        done = subprocess.run([*bwrap_argv(found, Path("/"), None), "true"], capture_output=True,
+                              timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found if done.returncode == 0 else None
+
+
+def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None) -> list[str]:
+    """The bwrap command line that runs what follows it read-only, in its own namespaces."""
+    argv = [bwrap, "--ro-bind", "/", "/",
+            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+            "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    if workspace == Path("/tmp") or Path("/tmp") in workspace.parents:
+        argv += ["--ro-bind", str(workspace), str(workspace)]
+    argv += ["--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
+             "--new-session", "--setenv", "TMPDIR", "/tmp", "--chdir", str(workspace)]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    return [*argv, "--"]

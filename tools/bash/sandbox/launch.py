@@ -1,0 +1,76 @@
+"""How a plan-mode Bash call starts: the layers of status.Layers put together.
+
+With bubblewrap the call runs as `bwrap … -- bash -c CMD` with the seccomp
+filter passed on a pipe; without it, the child restricts itself before exec
+(Landlock, then seccomp). Both get the resource limits and, for root, a pids
+cgroup. Everything made for the call (pipe, cgroup, temp folder) goes with it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from tools.bash.sandbox import landlock, seccomp
+from tools.bash.sandbox.bwrap import bwrap_argv
+from tools.bash.sandbox.limits import call_limits
+from tools.bash.sandbox.pids import make_pids_cgroup
+from tools.bash.sandbox.status import Layers
+
+
+@dataclass
+class Launch:
+    """What the process runner needs: a command prefix, environment, child steps, fds."""
+
+    prefix: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    in_child: list[Callable[[], None]] = field(default_factory=list)
+    pass_fds: list[int] = field(default_factory=list)
+
+
+@contextmanager
+def plan_mode_launch(workspace: Path, layers: Layers) -> Iterator[Launch]:
+    """The launch for one call; leaving the block removes what it made."""
+    with ExitStack() as cleanup:
+        launch = Launch(in_child=[call_limits().apply])
+        if layers.pids_cgroup:
+            cgroup = make_pids_cgroup(f"stepagent-{os.getpid()}-{time.monotonic_ns()}")
+            if cgroup:
+                launch.in_child.append(cgroup.join)
+                cleanup.callback(cgroup.remove)
+        arch = seccomp.architecture() if layers.seccomp else None
+        program = seccomp.program(arch) if arch else None
+        if layers.bwrap:
+            fd = _pipe_holding(program) if program else None
+            if fd is not None:
+                cleanup.callback(os.close, fd)
+                launch.pass_fds.append(fd)
+            launch.prefix = bwrap_argv(layers.bwrap, workspace, fd)
+            launch.env["TMPDIR"] = "/tmp"
+            yield launch
+            return
+        scratch = tempfile.mkdtemp(prefix="stepagent-bash-")
+        cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
+        launch.env["TMPDIR"] = scratch
+        if layers.landlock_abi:
+            ruleset = landlock.read_only_ruleset(scratch)
+            cleanup.callback(ruleset.close)
+            launch.in_child.append(ruleset.restrict)
+        if program:
+            launch.in_child.append(partial(seccomp.install, program))
+        yield launch
+
+
+def _pipe_holding(data: bytes) -> int:
+    """A pipe's read end with `data` waiting in it (bwrap reads its filter from an fd)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, data)
+    os.close(write_end)
+    return read_end

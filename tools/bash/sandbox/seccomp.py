@@ -1,0 +1,101 @@
+"""A seccomp filter: the system calls a read-only command never needs, refused.
+
+One layer of the plan-mode sandbox (tools/bash/sandbox/). With bubblewrap the
+program goes to `bwrap --seccomp FD`; without it the child installs it itself
+just before exec. What it refuses, and why a read-only mount or Landlock does
+not already:
+- socket(), every family: a read-only bind of / still lets connect() reach a
+  unix socket outside (tmux, docker, an ssh agent), because the kernel checks
+  the socket file's permission, not the mount. Claude Code's sandbox runtime
+  refuses AF_UNIX sockets for the same reason, and Codex's Linux sandbox
+  refuses network calls with seccomp; a read-only command needs neither.
+- chmod, chown, utime and xattr calls: Landlock governs contents, not metadata.
+- io_uring: its operations bypass seccomp altogether.
+- setsid and setpgid: a process that leaves the call's process group could
+  outlive the call.
+- keyrings and SysV / POSIX IPC: state shared with processes outside.
+The filter is classic BPF assembled here, a dozen instructions one can read,
+rather than a dependency on libseccomp. A call through another ABI (32-bit
+code on x86_64, x32) kills the process: its numbers mean other calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+import struct
+from dataclasses import dataclass
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+LOAD_WORD, JUMP_EQUAL, JUMP_AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06
+ALLOW, KILL_PROCESS, ERRNO_EPERM = 0x7FFF0000, 0x80000000, 0x00050000 | 1
+ARCH_OFFSET, NUMBER_OFFSET = 4, 0
+X32_BIT = 0x40000000
+
+REFUSED = ("socket chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat utime utimes "
+           "futimesat utimensat setxattr lsetxattr fsetxattr setxattrat removexattr lremovexattr "
+           "fremovexattr removexattrat io_uring_setup io_uring_enter io_uring_register setsid "
+           "setpgid add_key request_key keyctl mq_open msgget msgsnd semget semop semtimedop "
+           "shmget shmat").split()
+
+
+@dataclass(frozen=True)
+class Architecture:
+    audit_arch: int
+    numbers: dict[str, int]
+    x32_bit: bool = False
+
+
+X86_64 = Architecture(0xC000003E, {
+    "socket": 41, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94,
+    "fchownat": 260, "fchmodat": 268, "fchmodat2": 452, "utime": 132, "utimes": 235,
+    "futimesat": 261, "utimensat": 280, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
+    "setxattrat": 463, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
+    "removexattrat": 466, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "setsid": 112, "setpgid": 109, "add_key": 248, "request_key": 249, "keyctl": 250,
+    "mq_open": 240, "msgget": 68, "msgsnd": 69, "semget": 64, "semop": 65, "semtimedop": 220,
+    "shmget": 29, "shmat": 30}, x32_bit=True)
+AARCH64 = Architecture(0xC00000B7, {
+    "socket": 198, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
+    "utimensat": 88, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
+    "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "removexattrat": 466,
+    "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "setsid": 157,
+    "setpgid": 154, "add_key": 217, "request_key": 218, "keyctl": 219, "mq_open": 180,
+    "msgget": 186, "msgsnd": 189, "semget": 190, "semop": 193, "semtimedop": 192, "shmget": 194,
+    "shmat": 196})
+ARCHITECTURES = {"x86_64": X86_64, "aarch64": AARCH64}
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("length", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def architecture() -> Architecture | None:
+    """The table for this machine, or None where the filter is not written for it."""
+    return ARCHITECTURES.get(platform.machine())
+
+
+def program(arch: Architecture) -> bytes:
+    """The filter as bytes of `struct sock_filter`, the form `bwrap --seccomp` reads."""
+    numbers = [arch.numbers[name] for name in REFUSED if name in arch.numbers]
+    checks = len(numbers) + (1 if arch.x32_bit else 0)
+    code = [(LOAD_WORD, 0, 0, ARCH_OFFSET),
+            (JUMP_EQUAL, 1, 0, arch.audit_arch),
+            (RETURN, 0, 0, KILL_PROCESS),
+            (LOAD_WORD, 0, 0, NUMBER_OFFSET)]
+    if arch.x32_bit:
+        code.append((JUMP_AT_LEAST, checks, 0, X32_BIT))
+    for index, number in enumerate(numbers):
+        code.append((JUMP_EQUAL, len(numbers) - index, 0, number))
+    code += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, ERRNO_EPERM)]
+    return b"".join(struct.pack("HBBI", *instruction) for instruction in code)
+
+
+def install(filter_bytes: bytes) -> None:
+    """Apply the filter to this process and its future children (call in the child)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(filter_bytes, len(filter_bytes))
+    prog = _Program(len(filter_bytes) // 8, ctypes.cast(buffer, ctypes.c_char_p))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp filter refused")
