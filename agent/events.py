@@ -80,6 +80,14 @@ class ToolDecision:
 
 
 @dataclass(frozen=True)
+class ToolStarted:
+    """A call passed its checks and its handler is about to run: from here it may have effects."""
+
+    call_id: str
+    tool: str
+
+
+@dataclass(frozen=True)
 class Compacted:
     """The history was replaced by `messages` (the summary and what must survive)."""
 
@@ -97,7 +105,8 @@ class MemoryChanged:
     path: str
 
 
-Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolDecision, Compacted, MemoryChanged]
+Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolDecision, ToolStarted, Compacted,
+              MemoryChanged]
 
 
 @dataclass
@@ -111,6 +120,13 @@ class EventBus:
         self.listeners.append(listener)
 
     def emit(self, event: Event) -> None:
-        """Tell every listener, in the order they subscribed."""
+        """Tell every listener, in order; one that fails does not keep the event from the rest
+        (the journal still stores what the console could not show), and its error is raised after."""
+        failure: Exception | None = None
         for listener in self.listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure

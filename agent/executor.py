@@ -5,7 +5,9 @@
 Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad
 JSON, invalid arguments, a denial, a "no", or an exception in the handler.
 Each decision is emitted as a ToolDecision event: the console prints it as one
-line, the journal keeps it in the audit trail.
+line, the journal keeps it in the audit trail. Just before the handler runs, a
+ToolStarted event marks the call as started, so a resume after a crash can tell
+a call that never ran from one whose result was lost.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from agent.events import ToolDecision
+from agent.events import ToolDecision, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from models.base import ToolCall
 from state import AppState
@@ -49,6 +51,7 @@ class Executor:
                                             verdict.reason, asked))
         if verdict.decision == "deny":
             return error(verdict.reason)
+        self.state.events.emit(ToolStarted(call.id, call.name))
         try:
             return tool.handler(args)
         except Exception as exc:  # a broken tool must not break the session

@@ -13,25 +13,41 @@ small exception, TurnEnded, caught in one place.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 tool ends the turn half-way through a reply's calls, so the history is always a
-valid next request (failure mode 8, step42_plan_mode/failure_modes.md).
+valid next request (failure mode 8, step42_plan_mode/failure_modes.md). Each
+result joins the history (and so the journal) the moment its call ends, so a
+killed process loses none that was ready.
+
+Two guards sit at the loop's edge, so no input ends the process: an unexpected
+exception in one call (validation, a hook, a judge, a handler, a listener)
+becomes that call's error result; one anywhere else in a turn ends the turn with
+one line for the user ("failed"), open calls answered, the history still valid.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
 from agent.events import MessageAdded
 from agent.executor import Executor
+from agent.history import ids_in, open_calls, with_distinct_ids
 from agent.prompt import PromptContext, build_system_prompt
 from models.base import Model, ModelError, Reply, ToolCall
 from state import AppState
 from tools.base import ToolResult
 
-Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error"]
+Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed"]
 INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
 SKIPPED = "Not run: the turn ended before this call."
+FAILED = "Not run: an internal error ended the turn before this call."
+DETAIL_LIMIT = 500
+
+
+def unexpected(exc: Exception) -> str:
+    """An unexpected exception in one line: its type and the start of its message."""
+    return f"{type(exc).__name__}: {str(exc)[:DETAIL_LIMIT]}"
 
 
 class TurnEnded(Exception):
@@ -87,9 +103,14 @@ class Agent:
         except TurnEnded as ended:
             return TurnOutcome(ended.ending, tool=ended.tool)
         except KeyboardInterrupt:
+            self._answer_open_calls(INTERRUPTED)
             return TurnOutcome("interrupted")
         except ModelError as failure:
             return TurnOutcome("model_error", error=str(failure))
+        except Exception as failure:  # the turn's guard: a bug or odd input must not end the process
+            self._answer_open_calls(FAILED)
+            return TurnOutcome("failed", error=f"internal error, the turn was stopped "
+                               f"({unexpected(failure)}); the conversation is intact.")
 
     def system_prompt(self) -> str:
         """The system prompt for the next request, built fresh from its sections."""
@@ -121,7 +142,8 @@ class Agent:
             self.on_text(piece)
 
         try:
-            return self.model.complete(request, schemas, on_text)
+            return with_distinct_ids(self.model.complete(request, schemas, on_text),
+                                     ids_in(self.messages))
         except KeyboardInterrupt:
             if streamed:
                 self.add({"role": "assistant", "content": "".join(streamed) + "\n[interrupted by the user]"})
@@ -130,22 +152,41 @@ class Agent:
             self.on_reply_end()
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
-        """Run each call and add exactly one result per call, whatever stops the batch."""
+        """Run each call and add exactly one result per call, as it ends, whatever stops the batch."""
         results: dict[str, ToolResult] = {}
+        answered: set[str] = set()
         ended_by = ""
         try:
             for call in calls:
-                results[call.id] = self.executor.run(call)
+                results[call.id] = self._run_call(call)
+                answered.add(call.id)
+                self.add({"role": "tool", "tool_call_id": call.id, "content": results[call.id].content})
                 if results[call.id].end_turn:
                     ended_by = call.name
                     break
         finally:
             missing = ToolResult(SKIPPED if ended_by else INTERRUPTED, is_error=True)
             for call in calls:
-                result = results.get(call.id, missing)
-                self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+                if call.id not in answered:
+                    answered.add(call.id)
+                    self.add({"role": "tool", "tool_call_id": call.id,
+                              "content": results.get(call.id, missing).content})
         for result in results.values():
             if result.follow_up:
                 self.add({"role": "user", "content": result.follow_up})
         if ended_by:
             raise TurnEnded("ended_by_tool", ended_by)
+
+    def _run_call(self, call: ToolCall) -> ToolResult:
+        """The executor's result; the call's guard turns an unexpected exception into its error result."""
+        try:
+            return self.executor.run(call)
+        except Exception as failure:
+            return ToolResult(f"{call.name} failed inside stepagent ({unexpected(failure)}). "
+                              "It may not have run; check before retrying.", is_error=True)
+
+    def _answer_open_calls(self, content: str) -> None:
+        """Give every call of the last reply that has no result this one (an error)."""
+        for call_id in open_calls(self.messages):
+            with suppress(Exception):  # added before a listener can fail: the call is answered
+                self.add({"role": "tool", "tool_call_id": call_id, "content": content})

@@ -2,9 +2,11 @@
 
 A script is a readable JSON file: a list of assistant turns (or an object with a
 "title" and "turns"), each with optional "text" and optional "tool_calls" of
-{"name", "arguments"}. Each request takes the next turn, whatever was sent;
-when the script runs out the model says so. Text is streamed word by word so the
-console behaves as it does with a real model.
+{"name", "arguments"}: arguments an object, or a string sent as it is (to
+replay broken JSON), and an optional "id" (to replay a server's odd ids). Each
+request takes the next turn, whatever was sent; when the script runs out the
+model says so. Text is streamed word by word so the console behaves as it does
+with a real model.
 """
 
 from __future__ import annotations
@@ -45,9 +47,14 @@ class ScriptedModel:
         text = turn.get("text", "")
         for piece in re.findall(r"\S+\s*|\s+", text):
             on_text(piece)
-        calls = [ToolCall(f"call_{len(self.requests)}_{i}", c["name"], json.dumps(c.get("arguments", {})))
+        calls = [ToolCall(c.get("id", f"call_{len(self.requests)}_{i}"), c["name"], _arguments(c))
                  for i, c in enumerate(turn.get("tool_calls", []))]
         return Reply(text, calls)
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    arguments = call.get("arguments", {})
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 def load_script(path: Path, name: str = "") -> ScriptedModel:

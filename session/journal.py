@@ -1,8 +1,11 @@
 """The journal: every event of the session, written to the session store as it happens.
 
 It listens to the state's event stream (events.py): messages, mode changes with
-their cause, hook decisions and todo lists become entries, in order, so a
-session killed mid-turn loses at most that turn. If the store fails (locked,
+their cause, hook decisions, started calls and todo lists become entries, in
+order. A tool result is a message stored the moment its call ends, and a call is
+marked started before its handler runs, so a session killed mid-turn loses no
+result that was ready, and a resume can tell a call that never ran from one
+whose result was lost (`closing_result`). If the store fails (locked,
 corrupt, disk full) the user is told once and the session goes on in memory;
 the audit trail shown by /trace is kept in memory as well.
 
@@ -17,9 +20,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.events import (Event, MemoryChanged, MessageAdded, ModeChanged, Todo, TodosChanged,
-                          ToolDecision)
+                          ToolDecision, ToolStarted)
 from session.store import SessionStore, StoreUnavailable
 from state import AppState
+
+NOT_STARTED = "Not run: the session ended before this call started."
+RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "
+               "may have done some or all of its work. Check its effects before running it again.")
 
 
 def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
@@ -31,6 +38,8 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
     if isinstance(event, ToolDecision):
         return "hook", {"tool": event.tool, "decision": event.decision, "hook": event.hook,
                         "reason": event.reason, "asked": event.asked}
+    if isinstance(event, ToolStarted):
+        return "started", {"tool_call_id": event.call_id, "tool": event.tool}
     if isinstance(event, TodosChanged):
         return "todos", {"todos": [todo.as_dict() for todo in event.new]}
     if isinstance(event, MemoryChanged):
@@ -75,14 +84,22 @@ class Restored:
     permission_mode: str
     todos: tuple[Todo, ...]
     audit: list[dict[str, Any]]
+    started: set[str] = field(default_factory=set)
+
+    def closing_result(self, call_id: str) -> str:
+        """The result a resume gives a call that has none: result lost if it started, else not run."""
+        return RESULT_LOST if call_id in self.started else NOT_STARTED
 
 
 def read_session(store: SessionStore, session_id: str) -> Restored:
     messages: list[dict[str, Any]] = []
     plan_mode, permission_mode = False, "build"
     audit: list[dict[str, Any]] = []
+    started: set[str] = set()
     for entry in store.entries(session_id):
-        if entry.kind == "message":
+        if entry.kind == "started":
+            started.add(entry.payload["tool_call_id"])
+        elif entry.kind == "message":
             messages.append(entry.payload)
         elif entry.kind == "compaction":
             messages = list(entry.payload["messages"])
@@ -91,11 +108,5 @@ def read_session(store: SessionStore, session_id: str) -> Restored:
             if entry.kind == "mode":
                 plan_mode = entry.payload["plan_mode"]
                 permission_mode = entry.payload["permission_mode"]
-    return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit)
-
-
-def unanswered_calls(messages: list[dict[str, Any]]) -> list[str]:
-    """Ids of tool calls with no result: what a process killed mid-turn leaves behind."""
-    answered = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
-    return [call["id"] for m in messages if m["role"] == "assistant"
-            for call in m.get("tool_calls") or [] if call["id"] not in answered]
+    return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit,
+                    started)

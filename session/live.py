@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.events import mode_label
+from agent.history import open_calls
 from agent.loop import Agent
 from session.compaction import compact
-from session.journal import Journal, read_session, unanswered_calls
+from session.journal import Journal, read_session
 from session.store import SessionInfo, SessionStore, StoreUnavailable
 from state import PermissionMode
-
-CLOSED_BY_EXIT = "Not run: the session ended before this call finished."
 
 
 @dataclass
@@ -48,8 +47,9 @@ class Session:
         state.resume_session(restored.session_id)
         self.journal.audit[:] = restored.audit
         self.agent.messages[:] = restored.messages
-        for call_id in unanswered_calls(self.agent.messages):
-            self.agent.add({"role": "tool", "tool_call_id": call_id, "content": CLOSED_BY_EXIT})
+        for call_id in open_calls(self.agent.messages):
+            self.agent.add({"role": "tool", "tool_call_id": call_id,
+                            "content": restored.closing_result(call_id)})
         if restored.todos != state.todos:
             state.replace_todos(restored.todos)
         if restored.permission_mode != state.permission_mode.value:

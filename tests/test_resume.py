@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from session.live import CLOSED_BY_EXIT
+from session.journal import RESULT_LOST
 from session.store import SessionStore
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
@@ -105,7 +105,7 @@ def test_sigkill_mid_turn_loses_at_most_that_turn(workspace, tmp_path):
     sent = server.requests[0]["messages"][1:]
     assert [m["content"] for m in sent if m["role"] == "user" and not m["content"].startswith("<")] == [
         "turn one", "turn two", "turn three"]
-    assert {"role": "tool", "tool_call_id": "call_2_0", "content": CLOSED_BY_EXIT} in sent
+    assert {"role": "tool", "tool_call_id": "call_2_0", "content": RESULT_LOST} in sent
     assert_valid_history(sent)
     assert not (workspace / "late.txt").exists()
 
