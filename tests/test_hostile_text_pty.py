@@ -54,6 +54,9 @@ def test_model_text_split_across_chunks_is_drawn_as_placeholders(workspace):
     assert_nothing_raw(screen.getvalue())
 
 
+TOOL_NAME = "\x1b]0;pwned\x07Fake\u202e"
+
+
 def call(name: str, **arguments) -> dict:
     return {"name": name, "arguments": arguments}
 
@@ -70,7 +73,7 @@ def hostile_session(workspace, tmp_path):
         {"text": "\n\n".join(payloads("text")),
          "tool_calls": [call("TodoWrite", todos=todos), call("Read", file_path="evil.txt"),
                         call("Bash", command="cat cmd.txt"),
-                        call("Read", file_path="no\x1b[2Jsuch\u202e.txt")]},
+                        call("Read", file_path="no\x1b[2Jsuch\u202e.txt"), call(TOOL_NAME)]},
         {"text": "presenting", "tool_calls": [call("ExitPlanMode", plan="\n\n".join(payloads("plan")))]},
         {"text": "running", "tool_calls": [call("Bash", command="touch made\r# harmless")]},
         {"text": "end of script"}]}))
@@ -92,6 +95,9 @@ def test_every_path_draws_every_sequence_as_placeholders(hostile_session, worksp
     hostile_session.sendline("/todos")
     hostile_session.expect(marker("todo", "bidi-isolate"))
     hostile_session.expect("›")
+    hostile_session.sendline("/trace")
+    hostile_session.expect("Fake")
+    hostile_session.expect("›")
     raw = screen.getvalue()
     for path in ("text", "todo", "plan"):
         assert_drawn_safely(raw, path)
@@ -99,6 +105,7 @@ def test_every_path_draws_every_sequence_as_placeholders(hostile_session, worksp
         assert_drawn_safely(raw, path, shown=False)
     assert "no␛[2Jsuch\\u202e.txt" in visible(raw)
     assert "touch made␍# harmless" in visible(raw)
+    assert visible(raw).count(safe(TOOL_NAME)) >= 2
     assert "made\r#" not in raw
     assert_nothing_raw(raw)
     assert not (workspace / "made").exists()
