@@ -9,6 +9,7 @@ file whole.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,37 @@ from tools.paths import inside, outside_workspace, resolve, shown
 
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
+MAX_READ_BYTES = 10_000_000
+KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+         stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+
+
+class NotARegularFile(OSError):
+    """Read opens only regular files: a FIFO blocks, a device like /dev/zero never ends."""
+
+
+def read_capped(path: Path) -> tuple[str, bool]:
+    """The text of a regular file, at most MAX_READ_BYTES of it, and whether it was cut.
+
+    Opened without blocking and checked on the open descriptor, so a path
+    swapped for a FIFO between a check and the open cannot hang the call."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        kind = stat.S_IFMT(os.fstat(fd).st_mode)
+        if kind != stat.S_IFREG:
+            raise NotARegularFile(0, f"it is {KINDS.get(kind, 'not a regular file')}, not a file")
+        os.set_blocking(fd, True)
+        chunks, size = [], 0
+        while size <= MAX_READ_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_READ_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    return data[:MAX_READ_BYTES].decode("utf-8", errors="replace"), len(data) > MAX_READ_BYTES
 
 
 def _umask() -> int:
@@ -56,15 +88,18 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         if path.is_dir():
             return error(f"{shown(workspace, path)} is a directory; use Glob or Bash ls to list it.")
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            text, cut = read_capped(path)
         except OSError as exc:
             return error(f"Cannot read {shown(workspace, path)}: {exc.strerror}.")
+        lines = text.splitlines()
         start = max(int(args.get("offset", 1)), 1)
         limit = int(args.get("limit", READ_LIMIT))
         chosen = lines[start - 1:start - 1 + limit]
         body = "\n".join(f"{n:6}\t{line[:LINE_WIDTH]}" for n, line in enumerate(chosen, start))
         remaining = len(lines) - (start - 1 + len(chosen))
         more = f"\n… {remaining} more lines; read on with offset={start + len(chosen)}." if remaining > 0 else ""
+        if cut and remaining <= 0:
+            more += f"\n… the file is longer than {MAX_READ_BYTES} bytes; Read stops there (use Bash head/tail)."
         return ToolResult((body or "(empty file)") + more)
 
     def write(args: dict[str, Any]) -> ToolResult:

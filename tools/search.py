@@ -1,5 +1,9 @@
 """Glob and Grep: read-only search, run by ripgrep so they respect .gitignore and
 stay fast on large trees (see bench/search.py for the figures).
+
+What the model sends never lands in rg's option position: patterns and globs
+are joined to their option (`--glob=…`, `--regexp=…`) and a file name comes
+after `--`, so `--pre=PROG` as a pattern or a file named `-x` stays text.
 """
 
 from __future__ import annotations
@@ -58,8 +62,8 @@ def make_search_tools(workspace: Path) -> list[Tool]:
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
-        lines, problem = run_ripgrep(["--files", "--hidden", "--glob", "!.git",
-                                      "--glob", args["pattern"]], root)
+        lines, problem = run_ripgrep(["--files", "--hidden", "--glob=!.git",
+                                      f"--glob={args['pattern']}"], root)
         if problem:
             return error(f"Glob failed: {problem}")
         return ToolResult(_capped(sorted(lines), "files"))
@@ -68,10 +72,10 @@ def make_search_tools(workspace: Path) -> list[Tool]:
         root = where(args)
         if not root.exists():
             return error(f"{shown(workspace, root)} does not exist.")
-        filters = ["--glob", args["glob"]] if args.get("glob") else []
-        target = [] if root.is_dir() else [root.name]
-        lines, problem = run_ripgrep(["--line-number", "--no-heading", "--hidden", "--glob", "!.git",
-                                      *filters, "-e", args["pattern"], *target],
+        filters = [f"--glob={args['glob']}"] if args.get("glob") else []
+        target = [] if root.is_dir() else ["--", root.name]
+        lines, problem = run_ripgrep(["--line-number", "--no-heading", "--hidden", "--glob=!.git",
+                                      *filters, f"--regexp={args['pattern']}", *target],
                                      root if root.is_dir() else root.parent)
         if problem:
             return error(f"Grep failed: {problem}")

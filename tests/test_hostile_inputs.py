@@ -1,0 +1,79 @@
+"""Tool inputs chosen by an adversary: Read of things that are not files, and
+Grep/Glob arguments that look like ripgrep options."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+from tools.files import MAX_READ_BYTES, make_file_tools
+from tools.search import make_search_tools, ripgrep
+
+
+def tool(workspace: Path, name: str):
+    tools = {t.name: t for t in [*make_file_tools(workspace), *make_search_tools(workspace)]}
+    return tools[name]
+
+
+def read_within(workspace: Path, path: str, seconds: float = 10) -> str:
+    """Read `path`, failing the test if the call does not return in time."""
+    results: list[str] = []
+    thread = threading.Thread(target=lambda: results.append(
+        tool(workspace, "Read").handler({"file_path": path}).content), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "Read blocked"
+    return results[0]
+
+
+def test_read_refuses_a_fifo_without_blocking(workspace):
+    os.mkfifo(workspace / "pipe")
+    assert "FIFO" in read_within(workspace, "pipe")
+
+
+def test_read_refuses_an_endless_device(workspace):
+    assert "character device" in read_within(workspace, "/dev/zero")
+
+
+def test_read_refuses_a_socket(workspace):
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(workspace / "s.sock"))
+        assert read_within(workspace, "s.sock").startswith("Cannot read")
+
+
+def test_read_loads_at_most_its_cap(workspace):
+    line = "x" * 99 + "\n"
+    (workspace / "big.txt").write_text(line * (MAX_READ_BYTES // 100 + 50))
+    result = tool(workspace, "Read").handler({"file_path": "big.txt", "offset": MAX_READ_BYTES // 100 - 2})
+    assert f"longer than {MAX_READ_BYTES} bytes" in result.content
+    assert len(result.content) < 2000
+
+
+def hostile_repository(workspace: Path) -> Path:
+    """A workspace with a program that writes a file when ripgrep runs it as a preprocessor."""
+    script = workspace / "pre.sh"
+    script.write_text("#!/bin/sh\ntouch made.txt\ncat \"$1\"\n")
+    script.chmod(0o755)
+    (workspace / "notes.txt").write_text("hello\n")
+    return script
+
+
+def test_a_grep_pattern_never_becomes_a_ripgrep_option(workspace):
+    hostile_repository(workspace)
+    subprocess.run([ripgrep(), "--pre=./pre.sh", "hello"], cwd=workspace, capture_output=True)
+    assert (workspace / "made.txt").exists(), "in option position the pattern runs a program"
+    (workspace / "made.txt").unlink()
+    for arguments in ({"pattern": "--pre=./pre.sh"}, {"pattern": "hello", "glob": "--pre=./pre.sh"},
+                      {"pattern": "hello", "path": "--pre=./pre.sh"}):
+        tool(workspace, "Grep").handler(arguments)
+        tool(workspace, "Glob").handler({"pattern": arguments.get("glob", arguments["pattern"])})
+    assert not (workspace / "made.txt").exists()
+
+
+def test_a_file_named_like_an_option_is_searched_as_a_file(workspace):
+    (workspace / "-v").write_text("hello\n")
+    result = tool(workspace, "Grep").handler({"pattern": "hello", "path": "-v"})
+    assert "hello" in result.content and not result.is_error
