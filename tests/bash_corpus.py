@@ -9,9 +9,11 @@ run in plan mode and print what plain bash prints.
 
 CONFIG_DRIVEN commands look read-only and are classified so, but the scratch
 repository's own config or hooks make git run a program: an external diff, an
-fsmonitor, a hook run when `git status` refreshes the index. The environment
-Bash sets while planning (no fsmonitor, no hooks, no optional locks) and the
-sandbox stop them.
+fsmonitor, a hook run when `git status` refreshes the index, a textconv or a
+clean filter named by .gitattributes, and the same from a bare repository
+inside the workspace. The environment Bash sets while planning (no fsmonitor,
+no hooks, no implicit bare repositories) and the sandbox stop them; without
+bubblewrap, plan mode refuses such git commands outright.
 """
 
 from __future__ import annotations
@@ -89,6 +91,38 @@ FAMILIES: dict[str, list[str]] = {
         "f() { touch made.txt; }; f", "while false; do :; done; touch made.txt",
         "! touch made.txt",
     ],
+    "evaluating builtins": [
+        "test -v 'a[$(touch made.txt)]'", "printf -v 'a[$(touch made.txt)]' x",
+        "test -v 'b[$(rm f.txt)]' && ls", "[ -v 'a[$(touch made.txt)]' ]",
+        "printf -v 'v[$(echo x > ../outside/o.txt)]' %s x",
+    ],
+    "control characters": [
+        "ls \r# ; touch made.txt", "ls \f# ; touch made.txt", "ls \v# ; touch made.txt",
+        "ls \x1b# ; touch made.txt", "ls\u00a0;touch made.txt",
+    ],
+    "option parsing": [
+        "echo | xargs --process-slot-var ls touch made.txt", "sort --o=made.txt f.txt",
+        "sort -T -- -o made.txt f.txt", "\\time -o made.txt ls", "sort $(echo -o made.txt) f.txt",
+        "echo | xargs -P 1 --process-slot-var=V touch made.txt",
+    ],
+    "redirection targets": [
+        "echo hi > made.txt /dev/null", "sort > /dev/null -o made.txt f.txt",
+        "cat <<EOF > made.txt\nhi\nEOF", "cat <<EOF >> f.txt\nhi\nEOF",
+        "cat <<'EOF' 2> made.txt\nhi\nEOF",
+    ],
+    "sed labels and awk programs": [
+        "sed -n ':a w made.txt' f.txt", "sed -n 'b end w made.txt\n:end' f.txt",
+        "sed -n 't x w made.txt\n:x' f.txt",
+        "awk 'BEGIN { x = /\"/; print 1 > \"made.txt\" } /\"/' f.txt",
+        "awk 'BEGIN { print 1,\n2 > \"made.txt\" }'",
+        "awk 'BEGIN { print 1 \\\n > \"made.txt\" }'",
+    ],
+    "git config and environment": [
+        "git config user.name list", "git config core.pager get", "git remote -v add evil /nowhere",
+        "GIT_EXTERNAL_DIFF=./ext.sh git diff", "env GIT_EXTERNAL_DIFF=./ext.sh git diff",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=diff.external GIT_CONFIG_VALUE_0=./ext.sh git diff",
+        "git -c diff.external=./ext.sh diff",
+    ],
 }
 MUTATING = [command for commands in FAMILIES.values() for command in commands]
 
@@ -96,6 +130,15 @@ CONFIG_DRIVEN = {
     "git diff": "git config diff.external ./ext.sh",
     "git status": "git config core.fsmonitor ./ext.sh",
     "git status --short": "cp ext.sh .git/hooks/post-index-change && touch f.txt",
+    "git log -p -1": "echo 'f.txt diff=t' > .gitattributes && git config diff.t.textconv ./ext.sh && "
+                     "git add .gitattributes f.txt && git commit -qm t",
+    "git diff --stat": "echo 'f.txt filter=x' > .gitattributes && "
+                       "git config filter.x.clean './ext.sh; cat'",
+    "git -C bare.git log -p -1": "git clone -q --bare . bare.git && "
+                                 "echo '* diff=t' > bare.git/info/attributes && "
+                                 "git -C bare.git config diff.t.textconv 'touch ../made.txt; cat'",
+    "git show HEAD": "echo 'f.txt diff=t' > .gitattributes && git config diff.t.textconv "
+                     "'touch made.txt; cat' && git add -A && git commit -qm t",
 }
 
 READ_ONLY = [
@@ -116,6 +159,10 @@ READ_ONLY = [
     "nice -n 5 cat f.txt", "ls *.txt | xargs wc -l", "env ls dir", "command -v git",
     "find . -maxdepth 1 -type d", "seq 3", "basename dir/a.py", "jq -n 1", "xxd f.txt | head -1",
     "git log --format=%H -1 | cut -c1-7", "grep -l hello f.txt dir/a.py || true",
+    "echo $(git log -1 --format=%s)", "echo \"$(cat f.txt)\"", "wc -l $(git ls-files)",
+    "test -f f.txt", "printf '%s\\n' hello", "sort --reverse f.txt", "rg -n -i HELLO",
+    "timeout -s KILL 5 ls", "awk -F: '{ print $1 }' f.txt", "sed -n ':a;N;$!ba;p' f.txt",
+    "xargs -0 echo < /dev/null", "uniq -c f.txt", "sort -k1,1 -t, f.txt",
 ]
 
 

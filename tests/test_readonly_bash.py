@@ -24,7 +24,7 @@ from tools.bash.sandbox.landlock import abi_version
 from tools.judgement import READ_ONLY
 
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
-OPTIONAL_PROGRAMS = ("node", "perl", "jq", "xxd", "shred", "python3")
+OPTIONAL_PROGRAMS = ("node", "perl", "jq", "xxd", "shred", "python3", "time")
 
 
 def skip_without_its_programs(command: str) -> None:

@@ -1,8 +1,12 @@
 """awk is a language: read-only only when its program cannot write or run.
 
-Refused: a program from a file or a library (`-f`, `-i`, `-l`, `-E`, gawk's
-`-i inplace`), `system(...)`, pipes to or from commands, and `print >`/`printf >`
-redirections (awk has no other way to write). `||` is logical or, not a pipe.
+Refused: any option but -F and -v (a program from a file or a library: `-f`,
+`-i inplace`, `-l`, `-E`; more program text: gawk's `-e`), `system(...)`, pipes
+to or from commands, `print >`/`printf >` redirections (awk has no other way to
+write), and gawk's indirect calls (`@f()`, where f could hold "system").
+`||` is logical or, not a pipe. Before the program is scanned, its string and
+regex literals are blanked (a `"` inside `/…/` is not a string) and its line
+continuations joined, and a print statement is followed across newlines.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ import re
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
 VALUE_FLAGS = {"-F", "-v"}
-UNSAFE_FLAGS = ("-f", "-i", "-l", "-E", "--file", "--include", "--load", "--exec", "--source")
 WRITES = [(re.compile(r"\bsystem\s*\("), "system() runs a shell command"),
           (re.compile(r"(?<!\|)\|(?!\|)"), "a pipe in awk runs a shell command"),
-          (re.compile(r"\bprintf?\b[^;{}\n]*>"), "print > writes a file"),
+          (re.compile(r"\bprintf?\b[^;{}]*>"), "print > writes a file"),
+          (re.compile(r"@"), "an indirect call can name any function, system included"),
           (re.compile(r"\b(fflush|close)\s*\("), "awk I/O control is not judged")]
+OPERAND_BEFORE = re.compile(r"[\w)\]$.]")
 ALTERNATIVE = "awk '{ print $1 }' FILE prints to the screen; compare inside parentheses: print ($1 > 5)"
 
 
@@ -24,16 +29,46 @@ def judge_awk(args: list[str]) -> Judgement:
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
         flag = args[i]
-        if flag.startswith(UNSAFE_FLAGS):
-            return unsafe("awk loading a program file or extension cannot be judged", flag)
-        i += 2 if flag in VALUE_FLAGS else 1
+        if flag in VALUE_FLAGS:
+            i += 2
+        elif flag[:2] in VALUE_FLAGS and len(flag) > 2:
+            i += 1
+        else:
+            return unsafe("awk option not on the allowlist (-f, -e, -i, -l, -E load or add "
+                          "program text)", flag, ALTERNATIVE)
     if i < len(args) and args[i] == "--":
         i += 1
     if i >= len(args):
         return unsafe("awk without a program reads one it cannot judge", "awk")
-    program = re.sub(r'"(\\.|[^"\\])*"', '""', args[i])
+    program = _blank_literals(args[i].replace("\\\n", " "))
+    if program is None:
+        return unsafe("an awk program whose strings or regexes do not close", args[i][:40])
     for pattern, rule in WRITES:
         match = pattern.search(program)
         if match:
             return unsafe(rule, match.group(0), ALTERNATIVE)
     return READ_ONLY
+
+
+def _blank_literals(program: str) -> str | None:
+    """The program with the insides of strings and regex literals removed, or None
+    when one does not close. A `/` opens a regex where an operand is expected."""
+    out: list[str] = []
+    i, n = 0, len(program)
+    previous = " "
+    while i < n:
+        char = program[i]
+        if char == '"' or (char == "/" and not OPERAND_BEFORE.match(previous)):
+            end = i + 1
+            while end < n and program[end] != char:
+                end += 2 if program[end] == "\\" else 1
+            if end >= n:
+                return None
+            out.append(char * 2)
+            previous = "0"
+            i = end + 1
+            continue
+        out.append(char)
+        previous = char if not char.isspace() else previous
+        i += 1
+    return "".join(out)

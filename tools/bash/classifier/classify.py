@@ -15,18 +15,27 @@ import os
 import shutil
 
 from tools.bash.classifier.commands import PLAIN, judge_argv
+from tools.bash.classifier.option_tables import WRAPPERS, XARGS
+from tools.bash.classifier.options import Options, read_options
 from tools.bash.classifier.parse import Word, parse
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
 SHELLS = frozenset("sh bash dash zsh ksh".split())
 RUNNERS = frozenset("eval exec source . sudo su doas nohup builtin trap alias".split())
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-WRAPPER_VALUES = {"timeout": "sk", "nice": "n", "stdbuf": "ioe", "time": "fo"}
-XARGS_VALUES = "nLPdIsEa"
 MAX_DEPTH = 3
 
 
 def classify(command: str, depth: int = 0) -> Judgement:
+    """Whether the whole command line is read-only. Always answers, never raises:
+    anything unexpected while judging is a no."""
+    try:
+        return _classify(command, depth)
+    except Exception as failure:  # a classifier bug must mean "no", never a crash
+        return unsafe(f"the command could not be judged ({type(failure).__name__})", command[:40])
+
+
+def _classify(command: str, depth: int) -> Judgement:
     if not command.strip():
         return unsafe("an empty command", "")
     if depth > MAX_DEPTH:
@@ -35,6 +44,10 @@ def classify(command: str, depth: int = 0) -> Judgement:
     if isinstance(parsed, Judgement):
         return parsed
     for simple in parsed:
+        for inner in simple.substitutions:
+            judgement = _classify(inner, depth + 1)
+            if not judgement.read_only:
+                return judgement
         judgement = _judge_simple(simple.words, depth)
         if not judgement.read_only:
             return judgement
@@ -49,16 +62,20 @@ def _judge_simple(words: list[Word], depth: int) -> Judgement:
         return unsafe("a command given by path runs a program the allowlist does not know",
                       words[0].text, "call the command by its name")
     args = [w.text for w in words[1:]]
+    dynamic = next((w.text for w in words[1:] if w.dynamic), "")
+    if dynamic and (name in SHELLS or name in WRAPPERS or name in {"env", "xargs"}):
+        return unsafe(f"a command substitution given to {name} decides what it runs", dynamic,
+                      "run the inner command on its own first")
     if name in SHELLS:
         if len(args) == 2 and args[0] == "-c":
-            return classify(args[1], depth + 1)
+            return _classify(args[1], depth + 1)
         return unsafe("a shell reading commands from its input or a file cannot be judged",
                       name, "run the commands directly")
     if name in RUNNERS:
         return unsafe(f"{name} runs a command the classifier cannot see", name,
                       "run the inner command directly")
-    if name in WRAPPER_VALUES:
-        return _judge_wrapped(name, words[1:], WRAPPER_VALUES[name], depth)
+    if name in WRAPPERS:
+        return _judge_wrapped(name, words[1:], WRAPPERS[name], depth)
     if name == "env":
         if args and (args[0].startswith("-") or "=" in args[0]):
             return unsafe("env that sets or clears variables changes how the command runs",
@@ -66,19 +83,24 @@ def _judge_simple(words: list[Word], depth: int) -> Judgement:
         return _judge_simple(words[1:], depth) if args else READ_ONLY
     if name == "xargs":
         return _judge_xargs(words[1:], depth)
-    return judge_argv(name, args, globbed=any(w.glob for w in words[1:]))
+    unknown = next((w.text for w in words[1:] if w.glob or w.dynamic), "")
+    return judge_argv(name, args, unknown)
 
 
-def _first_operand(words: list[Word], takes_value: str) -> int:
-    """Where a wrapper's own options end (`-n 5` takes a value, `-0` does not)."""
-    i = 0
-    while i < len(words) and words[i].text.startswith("-"):
-        i += 2 if words[i].text[-1] in takes_value and len(words[i].text) == 2 else 1
-    return i
+def _first_operand(name: str, words: list[Word], table: Options) -> int | Judgement:
+    """Where a wrapper's own options end, read by its option table; an unknown option
+    (`xargs --process-slot-var`, `time -o FILE`) makes the whole command unsafe."""
+    reading = read_options([w.text for w in words], table, stop_at_operand=True)
+    if reading.unknown:
+        return unsafe(f"{name} option not on the allowlist", reading.unknown,
+                      "run the inner command directly")
+    return reading.first_operand
 
 
-def _judge_wrapped(name: str, words: list[Word], takes_value: str, depth: int) -> Judgement:
-    i = _first_operand(words, takes_value)
+def _judge_wrapped(name: str, words: list[Word], table: Options, depth: int) -> Judgement:
+    i = _first_operand(name, words, table)
+    if isinstance(i, Judgement):
+        return i
     if name == "timeout":
         i += 1
     if i >= len(words):
@@ -87,7 +109,10 @@ def _judge_wrapped(name: str, words: list[Word], takes_value: str, depth: int) -
 
 
 def _judge_xargs(words: list[Word], depth: int) -> Judgement:
-    inner = words[_first_operand(words, XARGS_VALUES):] or [Word("echo")]
+    i = _first_operand("xargs", words, XARGS)
+    if isinstance(i, Judgement):
+        return i
+    inner = words[i:] or [Word("echo")]
     judgement = _judge_simple(inner, depth)
     if judgement.read_only and _command_name(inner[0]) not in PLAIN:
         return unsafe("xargs adds arguments from its input, which could be flags", inner[0].text,

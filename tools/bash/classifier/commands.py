@@ -13,16 +13,18 @@ from typing import Callable
 
 from tools.bash.classifier.awk import judge_awk
 from tools.bash.classifier.flags import forbidden_flag, positionals
+from tools.bash.classifier.option_tables import RIPGREP, SORT, SORT_WRITES, TEST_EVALUATES, UNIQ
+from tools.bash.classifier.options import read_options
 from tools.bash.classifier.git import judge_git
 from tools.bash.classifier.sed import judge_sed
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
 PLAIN = frozenset("""
-ls cat head tail wc grep egrep fgrep pwd echo printf true false which type stat du df nl
+ls cat head tail wc grep egrep fgrep pwd echo true false which type stat du df nl
 cut tr cmp comm diff basename dirname realpath readlink whoami id uname column fold fmt
 expand unexpand rev tac od hexdump md5sum sha1sum sha256sum sha512sum cksum b2sum jq seq
-sleep nproc free ps uptime printenv groups test [ base32 base64 strings paste join numfmt
-getconf lsblk lscpu locale arch tty
+sleep nproc free ps uptime printenv groups base32 base64 strings paste join numfmt
+getconf lsblk lscpu locale arch tty cd
 """.split())
 
 INTERPRETERS = frozenset("python python3 python2 perl ruby node nodejs php lua Rscript deno bun "
@@ -56,6 +58,50 @@ def _at_most_inputs(count: int, rule: str, alternative: str,
         names = positionals(args, takes_value)
         return unsafe(rule, names[count], alternative) if len(names) > count else READ_ONLY
     return judge
+
+
+def _sort(args: list[str]) -> Judgement:
+    reading = read_options(args, SORT)
+    if reading.unknown:
+        return unsafe("sort option not on the allowlist", reading.unknown, "sort FILE")
+    writes = reading.has(*SORT_WRITES)
+    if writes:
+        return unsafe(f"sort {writes} writes a file or runs a program", writes,
+                      "sort FILE prints the sorted lines")
+    return READ_ONLY
+
+
+def _uniq(args: list[str]) -> Judgement:
+    reading = read_options(args, UNIQ)
+    if reading.unknown:
+        return unsafe("uniq option not on the allowlist", reading.unknown, "uniq INPUT")
+    if len(reading.operands) > 1:
+        return unsafe("uniq INPUT OUTPUT writes the output file", reading.operands[1], "uniq INPUT")
+    return READ_ONLY
+
+
+def _ripgrep(args: list[str]) -> Judgement:
+    reading = read_options(args, RIPGREP)
+    if reading.unknown:
+        return unsafe("rg option not on the allowlist (--pre, --hostname-bin and others run "
+                      "programs)", reading.unknown, "rg PATTERN PATH, or the Grep tool")
+    return READ_ONLY
+
+
+def _test(args: list[str]) -> Judgement:
+    """test and [ read files and compare strings, but -v and -R evaluate a name:
+    `test -v 'a[$(CMD)]'` runs CMD."""
+    token = next((arg for arg in args if arg in TEST_EVALUATES), "")
+    if token:
+        return unsafe(f"test {token} evaluates its operand as code", token, "test -n \"$NAME\"")
+    return READ_ONLY
+
+
+def _printf(args: list[str]) -> Judgement:
+    if args and args[0].startswith("-v"):
+        return unsafe("printf -v assigns a variable, and evaluates its subscript", args[0],
+                      "printf FORMAT ARGS prints instead")
+    return READ_ONLY
 
 
 def _find(args: list[str]) -> Judgement:
@@ -92,13 +138,13 @@ RULES: dict[str, Callable[[list[str]], Judgement]] = {
     "sed": judge_sed,
     "awk": judge_awk, "gawk": judge_awk, "mawk": judge_awk,
     "git": judge_git,
-    "sort": _writes_with("o", ("--output", "--compress-program"), "sort -o writes a file",
-                         "sort FILE prints the sorted lines"),
-    "rg": _writes_with("", ("--pre",), "rg --pre runs a program on every file", "rg PATTERN PATH"),
+    "sort": _sort,
+    "rg": _ripgrep,
+    "test": _test, "[": _test,
+    "printf": _printf,
     "tree": _writes_with("o", (), "tree -o writes a file", "tree PATH"),
     "file": _writes_with("C", ("--compile",), "file -C writes a magic file", "file PATH"),
-    "uniq": _at_most_inputs(1, "uniq INPUT OUTPUT writes the output file", "uniq INPUT",
-                            takes_value="fsw"),
+    "uniq": _uniq,
     "xxd": _at_most_inputs(1, "xxd INPUT OUTPUT writes the output file", "xxd INPUT",
                            takes_value="cglos"),
     "date": _date,
@@ -107,14 +153,15 @@ RULES: dict[str, Callable[[list[str]], Judgement]] = {
 }
 
 
-def judge_argv(name: str, args: list[str], globbed: bool) -> Judgement:
-    """Judge one simple command that wrappers and shells have been peeled from."""
+def judge_argv(name: str, args: list[str], unknown: str = "") -> Judgement:
+    """Judge one simple command that wrappers and shells have been peeled from.
+    `unknown` is an argument whose text is not known yet (a glob, a `$(…)`)."""
     if name in PLAIN:
         return READ_ONLY
     if name in RULES:
-        if globbed:
-            return unsafe(f"an unquoted glob given to {name} could expand to a flag",
-                          next(a for a in args if any(c in a for c in "*?[")),
+        if unknown:
+            return unsafe(f"an unquoted glob or a command substitution given to {name} could "
+                          "expand to a flag", unknown,
                           "quote the pattern, or list the files with ls first")
         return RULES[name](args)
     if name in INTERPRETERS:

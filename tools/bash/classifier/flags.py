@@ -17,7 +17,7 @@ def forbidden_flag(args: Iterable[str], short: str = "", long: Iterable[str] = (
             return ""
         if arg.startswith("--"):
             name = arg.split("=", 1)[0]
-            if len(name) > 3 and any(full.startswith(name) for full in long):
+            if len(name) > 2 and any(full.startswith(name) for full in long):
                 return arg
         elif arg.startswith("-") and len(arg) > 1 and any(letter in short for letter in arg[1:]):
             return arg

@@ -11,6 +11,7 @@ on Linux, by the sandbox.
 from __future__ import annotations
 
 from tools.bash.classifier.flags import forbidden_flag, positionals
+from tools.bash.classifier.options import Options, long_options, read_options
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
 GLOBAL_WITH_VALUE = {"-C", "--git-dir", "--work-tree", "--namespace"}
@@ -27,8 +28,13 @@ LISTING_ONLY = {"branch": "--list", "tag": "--list"}
 SUBCOMMAND_ACTIONS = {"stash": {"list", "show"}, "reflog": {"", "show"},
                       "remote": {"", "-v", "--verbose", "get-url", "show"},
                       "worktree": {"list"}, "notes": {"", "list", "show"}}
-CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch",
-                "get", "list"}
+CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"}
+CONFIG_OPTIONS = Options(
+    flags="lz", valued="f",
+    long_flags=long_options("get get-all get-regexp get-urlmatch list global system local worktree "
+                            "show-origin show-scope null name-only bool int bool-or-int path "
+                            "expiry-date includes no-includes"),
+    long_valued=long_options("file blob type default"), abbreviations=False)
 UNSAFE_LONG = ("--output", "--ext-diff", "--textconv", "--exec", "--open-files-in-pager",
                "--upload-pack", "--receive-pack", "--config-env")
 LIST_VALUES = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
@@ -64,18 +70,36 @@ def judge_git(args: list[str]) -> Judgement:
     if sub in LISTING_ONLY:
         return _listing(sub, rest)
     if sub in SUBCOMMAND_ACTIONS:
+        if sub == "remote":
+            rest = [arg for arg in rest if arg not in {"-v", "--verbose"}]
         action = rest[0] if rest else ""
         if action in SUBCOMMAND_ACTIONS[sub]:
             return READ_ONLY
         return unsafe(f"git {sub} {action} changes the repository".replace("  ", " "),
                       action or sub, f"git {sub} list")
     if sub == "config":
-        if any(arg in CONFIG_READS for arg in rest):
-            return READ_ONLY
-        return unsafe("git config without --get or --list writes configuration", sub,
-                      "git config --get NAME, or git config --list")
+        return _config(rest)
     return unsafe("git subcommand not on the read-only list", sub,
                   "git status, git log, git diff, git show")
+
+
+def _config(rest: list[str]) -> Judgement:
+    """Reads only: an action that reads (--get…, --list), or one name, or the
+    `get NAME`/`list` subcommands; `git config NAME list` sets NAME to "list"."""
+    reading = read_options(rest, CONFIG_OPTIONS)
+    refusal = unsafe("git config that is not a plain read writes configuration",
+                     reading.unknown or " ".join(rest[:3]) or "config",
+                     "git config --get NAME, or git config --list")
+    if reading.unknown:
+        return refusal
+    actions = [name for name, _ in reading.options if name in CONFIG_READS]
+    names = reading.operands
+    if actions:
+        most = 0 if actions[0] in {"--list", "-l"} else 2
+        return READ_ONLY if len(actions) == 1 and len(names) <= most else refusal
+    if len(names) == 1 or names == ["list"] or (len(names) == 2 and names[0] == "get"):
+        return READ_ONLY
+    return refusal
 
 
 def _listing(sub: str, rest: list[str]) -> Judgement:

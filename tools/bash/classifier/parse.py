@@ -7,10 +7,19 @@ is a clear, testable outcome. bashlex has had no release since 2023 and fails on
 several constructs a planner types.
 
 Everything that could hide or run code is refused here, before any command is
-judged: command and process substitution, parameter expansion (`$X`, `${IFS}`),
-ANSI-C quoting, brace expansion, assignments in front of a command, redirections
-other than to /dev/null or between descriptors, and every shell construct the
-classifier does not judge (loops, functions, conditionals).
+judged: process substitution, parameter expansion (`$X`, `${IFS}`), ANSI-C
+quoting, brace expansion, assignments in front of a command, redirections other
+than to /dev/null or between descriptors, and every shell construct the
+classifier does not judge (loops, functions, conditionals). A command
+substitution `$(…)` in an argument is kept: its word is marked dynamic (its
+text is unknown until it runs) and its inner command is handed back to be
+classified in turn, so `echo $(git log -1)` can pass.
+
+Before tree-sitter sees the line, characters on which it and bash disagree are
+refused: any control character but tab and newline (`ls \r# ; CMD` is a comment
+to tree-sitter and a command to bash), other Unicode spaces, and lone
+surrogates. A line nested deeper than MAX_NESTING is refused too, so the walk
+below stays within Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -24,8 +33,7 @@ from tools.judgement import Judgement, unsafe
 STRUCTURE = {"program", "list", "pipeline", "redirected_statement", "subshell",
              "compound_statement", "negated_command"}
 PUNCTUATION = {";", ";;", "&&", "||", "|", "|&", "&", "\n", "(", ")", "{", "}", "!", "comment"}
-HIDING = {"command_substitution": "command substitution runs a command inside the command line",
-          "process_substitution": "process substitution runs a command inside the command line",
+HIDING = {"process_substitution": "process substitution runs a command inside the command line",
           "simple_expansion": "a variable expansion hides what the command really is",
           "expansion": "a variable expansion hides what the command really is",
           "arithmetic_expansion": "arithmetic expansion can assign variables",
@@ -36,12 +44,21 @@ OUTPUT_OPERATORS = {">", ">>", "&>", "&>>", ">|", "<>"}
 DESCRIPTOR = re.compile(r"^(\d+|-)$")
 GLOB = re.compile(r"(?<!\\)[*?\[]")
 BRACES = re.compile(r"(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
+DISAGREEING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u2000-\u200f\u2028-\u202f"
+                         r"\u205f-\u2064\u3000\ufeff\ud800-\udfff]")
+MAX_NESTING = 60
+MAX_LENGTH = 20_000
+HEREDOC_PARTS = {"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"}
 
 
 @dataclass(frozen=True)
 class Word:
+    """One argument as bash will see it; `glob` and `dynamic` (a command substitution)
+    mean its final text is not known yet."""
+
     text: str
     glob: bool = False
+    dynamic: bool = False
 
 
 @dataclass
@@ -82,13 +99,24 @@ def _parser():
 
 def parse(command: str) -> list[SimpleCommand] | Judgement:
     """The simple commands of `command`, in order, or why it cannot be judged."""
+    if len(command) > MAX_LENGTH:
+        return unsafe(f"a command longer than {MAX_LENGTH} characters is not judged", command[:40])
+    odd = DISAGREEING.search(command)
+    if odd:
+        return unsafe("a control or special space character, which the parser and bash read "
+                      "differently", repr(odd.group(0)), "retype the command with plain spaces")
     root = _parser().parse(command.encode()).root_node
     if root.has_error:
         return unsafe("the command does not parse as shell", _first_error(root))
     commands: list[SimpleCommand] = []
     try:
-        _scan_hidden(root)
-        _walk(root, commands)
+        substitutions = _scan_hidden(root)
+        accepted: set[int] = set()
+        _walk(root, commands, accepted)
+        if substitutions - accepted:
+            raise Refused(unsafe("command substitution outside a command's arguments is not judged",
+                                 _text(next(n for n in _substitution_nodes(root)
+                                            if n.start_byte not in accepted))))
     except Refused as refused:
         return refused.judgement_for(command)
     return commands
@@ -108,24 +136,43 @@ def _first_error(root) -> str:
     return ""
 
 
-def _scan_hidden(root) -> None:
+def _scan_hidden(root) -> set[int]:
+    """Refuse what hides code, and refuse nesting too deep to walk; return where the
+    outermost command substitutions start (what is inside them is judged on its own)."""
+    stack = [(root, 0)]
+    substitutions = set()
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise Refused(unsafe("a command nested too deeply to judge", _text(node)[:40]))
+        if node.type in HIDING:
+            raise Refused(unsafe(HIDING[node.type], _text(node)))
+        if node.type == "command_substitution":
+            substitutions.add(node.start_byte)
+            continue
+        stack.extend((child, depth + 1) for child in node.children)
+    return substitutions
+
+
+def _substitution_nodes(root):
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type in HIDING:
-            raise Refused(unsafe(HIDING[node.type], _text(node)))
-        stack.extend(node.children)
+        if node.type == "command_substitution":
+            yield node
+        else:
+            stack.extend(node.children)
 
 
-def _walk(node, commands: list[SimpleCommand]) -> None:
+def _walk(node, commands: list[SimpleCommand], accepted: set[int]) -> None:
     kind = node.type
     if kind in STRUCTURE:
         for child in node.children:
-            _walk(child, commands)
+            _walk(child, commands, accepted)
     elif kind == "command":
-        commands.append(_command(node, commands))
+        commands.append(_command(node, commands, accepted))
     elif kind in {"file_redirect", "heredoc_redirect", "herestring_redirect"}:
-        _redirect(node, commands)
+        _redirect(node, commands, accepted)
     elif kind == "variable_assignment":
         raise Refused(unsafe("a variable assignment changes how later commands run", _text(node)))
     elif kind not in PUNCTUATION:
@@ -133,31 +180,45 @@ def _walk(node, commands: list[SimpleCommand]) -> None:
                              _text(node)[:40]))
 
 
-def _command(node, commands: list[SimpleCommand]) -> SimpleCommand:
+def _command(node, commands: list[SimpleCommand], accepted: set[int]) -> SimpleCommand:
     simple = SimpleCommand()
     for child in node.children:
         if child.type == "variable_assignment":
             raise Refused(unsafe("an assignment in front of a command changes how it runs",
                                  _text(child)))
         if child.type in {"file_redirect", "heredoc_redirect", "herestring_redirect"}:
-            _redirect(child, commands)
+            _redirect(child, commands, accepted)
         elif child.type == "command_name":
             simple.words.append(_word(child.children[0]))
         else:
-            simple.words.append(_word(child))
+            simple.words.append(_word(child, simple.substitutions, accepted))
     return simple
 
 
-def _redirect(node, commands: list[SimpleCommand]) -> None:
+def _redirect(node, commands: list[SimpleCommand], accepted: set[int]) -> None:
+    if node.type == "heredoc_redirect":
+        for child in node.children:
+            if child.type in STRUCTURE or child.type == "command":
+                _walk(child, commands, accepted)
+            elif child.type == "file_redirect":
+                _redirect(child, commands, accepted)
+            elif child.is_named and child.type not in HEREDOC_PARTS:
+                raise Refused(unsafe(f"'{child.type}' after a heredoc is not judged", _text(child)))
+        return
     if node.type != "file_redirect":
         for child in node.children:
             if child.type in STRUCTURE or child.type == "command":
-                _walk(child, commands)
+                _walk(child, commands, accepted)
+            elif child.is_named:
+                _word(child)
         return
     operator = next((c for c in node.children if not c.is_named), None)
     targets = [c for c in node.children if c.is_named and c.type != "file_descriptor"]
+    if len(targets) > 1:
+        raise Refused(unsafe("words after a redirection's target are the command's arguments; "
+                             "put them before the redirection", _text(node)))
     op = _text(operator) if operator is not None else ""
-    target = _word(targets[-1]).text if targets else ""
+    target = _word(targets[0]).text if targets else ""
     if op in {">&", "<&", ">&-", "<&-"} and (DESCRIPTOR.match(target) or not targets):
         return
     if op in OUTPUT_OPERATORS or op in {">&", "<&"}:
@@ -166,8 +227,12 @@ def _redirect(node, commands: list[SimpleCommand]) -> None:
                           cut=(node.start_byte, node.end_byte))
 
 
-def _word(node) -> Word:
+def _word(node, substitutions: list[str] | None = None, accepted: set[int] | None = None) -> Word:
+    """The word as bash will pass it; a `$(…)` inside is accepted only where
+    `substitutions` collects inner commands for the classifier."""
     kind = node.type
+    if kind == "command_substitution":
+        return _substitution(node, substitutions, accepted)
     if kind == "word":
         raw = _text(node)
         if BRACES.search(raw):
@@ -178,16 +243,30 @@ def _word(node) -> Word:
     if kind == "raw_string":
         return Word(_text(node)[1:-1])
     if kind == "string":
-        return Word("".join(_string_part(c) for c in node.children if c.type not in {'"'}))
+        parts = [_string_part(c, substitutions, accepted) for c in node.children if c.type != '"']
+        return Word("".join(p.text for p in parts), dynamic=any(p.dynamic for p in parts))
     if kind == "concatenation":
-        parts = [_word(c) for c in node.children]
-        return Word("".join(p.text for p in parts), glob=any(p.glob for p in parts))
+        parts = [_word(c, substitutions, accepted) for c in node.children]
+        return Word("".join(p.text for p in parts), glob=any(p.glob for p in parts),
+                    dynamic=any(p.dynamic for p in parts))
     raise Refused(unsafe(HIDING.get(kind, f"the word form '{kind}' is not judged"), _text(node)))
 
 
-def _string_part(node) -> str:
+def _substitution(node, substitutions: list[str] | None, accepted: set[int] | None) -> Word:
+    text = _text(node)
+    if substitutions is None or accepted is None or not text.startswith("$("):
+        raise Refused(unsafe("command substitution here runs a command the classifier cannot "
+                             "place; use $(…) only in a command's arguments", text))
+    substitutions.append(text[2:-1])
+    accepted.add(node.start_byte)
+    return Word(text, dynamic=True)
+
+
+def _string_part(node, substitutions: list[str] | None, accepted: set[int] | None) -> Word:
     if node.type == "string_content":
-        return re.sub(r'\\([$`"\\\n])', r"\1", _text(node))
+        return Word(re.sub(r'\\([$`"\\\n])', r"\1", _text(node)))
+    if node.type == "command_substitution":
+        return _substitution(node, substitutions, accepted)
     raise Refused(unsafe(HIDING.get(node.type, f"'{node.type}' inside quotes is not judged"),
                          _text(node)))
 

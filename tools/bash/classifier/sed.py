@@ -75,7 +75,7 @@ def _writing_command(script: str) -> str:
             while i < n and script[i].isdigit():
                 i += 1
         elif cmd in ":btT":
-            i = _label_end(script, i)
+            i = _label_end(script, i + 1)
         elif cmd in "aicrR#":
             i = _line_end(script, i)
         elif cmd in "sy":
@@ -123,7 +123,12 @@ def _skip_delimited(script: str, i: int, parts: int) -> int:
 
 
 def _label_end(script: str, i: int) -> int:
-    while i < len(script) and script[i] not in ";\n}":
+    """GNU sed ends a label at a blank, `;` or a newline: `b end w FILE` branches to
+    `end` and then writes FILE. So the label ends there, and what follows is read as
+    the next command."""
+    while i < len(script) and script[i] in " \t":
+        i += 1
+    while i < len(script) and script[i] not in " \t;\n}":
         i += 1
     return i
 

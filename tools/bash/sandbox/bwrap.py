@@ -17,8 +17,10 @@ daemon and no root. What each option gives:
 - `--unshare-user`: the call has no capability outside its namespace;
   `--cap-drop ALL` makes that explicit when stepagent itself runs as root.
 - `--dev /dev`: a minimal /dev (null, zero, random, tty …), read-only but for
-  a small /dev/shm; `--tmpfs /tmp` with `--size`: a private, bounded /tmp that
-  disappears with the call (the workspace is bound back if it lives in /tmp).
+  a small /dev/shm; a bounded tmpfs (`--size`) on an empty folder made for the
+  call, which is TMPDIR: the call's only scratch space, gone with the call.
+  The host's /tmp stays visible (read-only), so paths there read as they do
+  outside the sandbox.
 - `--die-with-parent`: killed when stepagent dies; `--new-session`: no
   terminal to push keystrokes into (TIOCSTI).
 - `--seccomp FD`: the system-call filter of seccomp.py, loaded last.
@@ -42,23 +44,22 @@ def bwrap_path() -> str | None:
     if not found:
         return None
     try:
-        done = subprocess.run([*bwrap_argv(found, Path("/"), None), "true"], capture_output=True,
-                              timeout=10)
+        done = subprocess.run([*bwrap_argv(found, Path("/"), None, "/tmp"), "true"],
+                              capture_output=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return found if done.returncode == 0 else None
 
 
-def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None) -> list[str]:
-    """The bwrap command line that runs what follows it read-only, in its own namespaces."""
+def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str) -> list[str]:
+    """The bwrap command line that runs what follows it read-only, in its own namespaces,
+    with a private tmpfs on the empty folder `scratch` as TMPDIR."""
     argv = [bwrap, "--ro-bind", "/", "/",
             "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
-            "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
-    if workspace == Path("/tmp") or Path("/tmp") in workspace.parents:
-        argv += ["--ro-bind", str(workspace), str(workspace)]
-    argv += ["--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
-             "--new-session", "--setenv", "TMPDIR", "/tmp", "--chdir", str(workspace)]
+            "--size", str(TMP_BYTES), "--tmpfs", scratch,
+            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
+            "--new-session", "--setenv", "TMPDIR", scratch, "--chdir", str(workspace)]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, "--"]

@@ -3,7 +3,9 @@
 With bubblewrap the call runs as `bwrap … -- bash -c CMD` with the seccomp
 filter passed on a pipe; without it, the child restricts itself before exec
 (Landlock, then seccomp). Both get the resource limits and, for root, a pids
-cgroup. Everything made for the call (pipe, cgroup, temp folder) goes with it.
+cgroup, and an empty temp folder as TMPDIR (under bubblewrap a bounded tmpfs is
+mounted on it). Everything made for the call (pipe, cgroup, temp folder) goes
+with it.
 """
 
 from __future__ import annotations
@@ -47,18 +49,17 @@ def plan_mode_launch(workspace: Path, layers: Layers) -> Iterator[Launch]:
                 cleanup.callback(cgroup.remove)
         arch = seccomp.architecture() if layers.seccomp else None
         program = seccomp.program(arch) if arch else None
+        scratch = tempfile.mkdtemp(prefix="stepagent-bash-")
+        cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
+        launch.env["TMPDIR"] = scratch
         if layers.bwrap:
             fd = _pipe_holding(program) if program else None
             if fd is not None:
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
-            launch.prefix = bwrap_argv(layers.bwrap, workspace, fd)
-            launch.env["TMPDIR"] = "/tmp"
+            launch.prefix = bwrap_argv(layers.bwrap, workspace, fd, scratch)
             yield launch
             return
-        scratch = tempfile.mkdtemp(prefix="stepagent-bash-")
-        cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
-        launch.env["TMPDIR"] = scratch
         if layers.landlock_abi:
             ruleset = landlock.read_only_ruleset(scratch)
             cleanup.callback(ruleset.close)

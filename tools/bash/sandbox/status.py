@@ -75,7 +75,7 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
     return [
         LayerRow("classifier", True, "default deny: only commands known to be read-only run"),
         LayerRow("bubblewrap", bool(layers.bwrap),
-                 "read-only /, own PID, network, IPC and user namespaces, private /tmp, "
+                 "read-only /, own PID, network, IPC and user namespaces, a bounded private TMPDIR, "
                  "dies with stepagent" if layers.bwrap else "bwrap missing or not allowed to run",
                  "" if layers.bwrap else
                  "file metadata is guarded by seccomp alone, no network namespace, a process "
