@@ -17,15 +17,21 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.assemble import assemble
 from models.base import Model, ModelError
+from models.catalog import checked_name
+from models.endpoint import is_local
 from models.scripted import load_script
 from session.journal import Journal
 from session.live import Session
 from session.store import default_home
 from state import MODE_CYCLE, AppState
 from tools.bash.sandbox.status import detect_layers, layer_rows, sandbox_status
+
+if TYPE_CHECKING:
+    from ui.console import ConsoleView
 
 LESSON_SCRIPT = Path(__file__).resolve().parent / "step42_plan_mode" / "lesson_scenario.json"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -61,17 +67,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def choose_model(args: argparse.Namespace) -> tuple[Model, str]:
-    """The model to talk to, and a banner to show (the offline lesson announces itself)."""
+    """The model to talk to, and a banner to show (the offline lesson announces itself).
+
+    A server on this machine needs no real key. `--model` is checked against the
+    endpoint's catalog when it has one: an unknown name is a ModelError listing the nearest ids.
+    """
     if args.script:
         return load_script(args.script), ""
-    key = os.environ.get("OPENAI_API_KEY")
-    if not key:
+    key = os.environ.get("OPENAI_API_KEY") or ""
+    base_url = os.environ.get("OPENAI_BASE_URL") or None
+    if not key and not (base_url and is_local(base_url)):
         return load_script(LESSON_SCRIPT, name="offline lesson model (scripted)"), LESSON_BANNER
     from models.openai_chat import OpenAIChatModel
 
     threading.Thread(target=lambda: __import__("openai"), daemon=True).start()
-    return OpenAIChatModel(args.model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key,
-                           os.environ.get("OPENAI_BASE_URL") or None), ""
+    model = OpenAIChatModel(args.model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key, base_url)
+    if args.model:
+        model.name = checked_name(args.model, model.list_models)
+    return model, ""
+
+
+def show_model_notices(model: Model, view: "ConsoleView") -> None:
+    """Retries, adaptations and reasoning from a real model client reach the screen, dimmed."""
+    if hasattr(model, "on_notice"):
+        model.on_notice, model.on_reasoning = view.model_notice, view.on_reasoning
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if banner:
         view.notice(banner, style="bold yellow")
+    show_model_notices(model, view)
     state = AppState()
     state.events.subscribe(view.on_event)
     if headless:

@@ -17,7 +17,7 @@ from agent.loop import Agent
 from hooks import permission_ask, plan_mode_guard
 from hooks.registry import HookRegistry
 from models.base import Model
-from session.compaction import AutoCompact
+from session.compaction import AutoCompact, OverflowRecovery
 from session.reminders import ReminderLog, Reminders
 from state import AppState
 from tools.bash.classifier.classify import classify
@@ -43,9 +43,11 @@ def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[
     `home` is stepagent's own folder ($STEPAGENT_HOME): with it, the session has
     memory (the Remember and Forget tools, the memory section of the prompt).
     """
-    executor = Executor(build_tools(workspace, state, present, classifier, home), build_hooks(),
-                        state, approve)
+    tools = build_tools(workspace, state, present, classifier, home,
+                        list_models=getattr(model, "list_models", None), model_name=lambda: model.name)
+    executor = Executor(tools, build_hooks(), state, approve)
     reminders = Reminders(ReminderLog(planning=state.plan_mode))
     state.events.subscribe(reminders.log.on_event)
     return Agent(model, executor, state, workspace,
-                 preparers=[AutoCompact(*compact_after_tokens), reminders], home=home)
+                 preparers=[AutoCompact(*compact_after_tokens), reminders],
+                 recover_overflow=OverflowRecovery(compact_after_tokens[0]), home=home)

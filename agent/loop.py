@@ -3,7 +3,7 @@
 This loop does not change for features, and it names no plan-mode concept. Features
 hang on its seams: the system prompt is rebuilt for every request (agent/prompt.py);
 `preparers` run before each request (due reminders, automatic compaction, in
-session/); every tool call goes through the executor and its hooks (agent/executor.py,
+session/); `recover_overflow` answers a context overflow once (compaction); every tool call goes through the executor and its hooks (agent/executor.py,
 hooks/); every message added is emitted as an event (the journal stores it).
 
 What plan mode needed from the loop is generic: a tool result may end the turn
@@ -34,7 +34,7 @@ from agent.events import MessageAdded
 from agent.executor import Executor
 from agent.history import ids_in, open_calls, with_distinct_ids
 from agent.prompt import PromptContext, build_system_prompt
-from models.base import Model, ModelError, Reply, ToolCall
+from models.base import ContextOverflow, Model, ModelError, Reply, ToolCall
 from state import AppState
 from tools.base import ToolResult
 
@@ -81,6 +81,7 @@ class Agent:
     on_reply_end: Callable[[], None] = lambda: None
     max_steps: int = 50
     preparers: list[Callable[["Agent"], None]] = field(default_factory=list)
+    recover_overflow: Callable[["Agent", ContextOverflow], None] | None = None
     home: Path | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     requests: int = 0
@@ -133,7 +134,6 @@ class Agent:
     def _ask_model(self) -> Reply:
         """Stream one reply; on Ctrl-C keep what was already said."""
         self.requests += 1
-        request = self.request()
         schemas = [tool.schema() for tool in self.executor.tools.values()]
         streamed: list[str] = []
 
@@ -142,14 +142,23 @@ class Agent:
             self.on_text(piece)
 
         try:
-            return with_distinct_ids(self.model.complete(request, schemas, on_text),
-                                     ids_in(self.messages))
+            return with_distinct_ids(self._complete(schemas, on_text), ids_in(self.messages))
         except KeyboardInterrupt:
             if streamed:
                 self.add({"role": "assistant", "content": "".join(streamed) + "\n[interrupted by the user]"})
             raise
         finally:
             self.on_reply_end()
+
+    def _complete(self, schemas: list[dict[str, Any]], on_text: Callable[[str], None]) -> Reply:
+        """One model call; a context overflow is answered once by `recover_overflow` (compaction)."""
+        try:
+            return self.model.complete(self.request(), schemas, on_text)
+        except ContextOverflow as overflow:
+            if self.recover_overflow is None:
+                raise
+            self.recover_overflow(self, overflow)
+            return self.model.complete(self.request(), schemas, on_text)
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         """Run each call and add exactly one result per call, as it ends, whatever stops the batch."""

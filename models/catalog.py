@@ -21,6 +21,7 @@ from typing import Any, Callable
 from models.base import ModelError
 
 MAX_LISTED = 40
+CATALOG_TIMEOUT = 10.0
 CONTEXT_KEYS = ("context_window", "context_length", "max_model_len", "max_context_length")
 
 
@@ -64,7 +65,7 @@ def fetch_catalog(client: Any, endpoint: str) -> list[ModelInfo]:
     import openai
 
     try:
-        body = client.get("/models", cast_to=object)
+        body = client.get("/models", cast_to=object, options={"timeout": CATALOG_TIMEOUT})
     except openai.AuthenticationError as exc:
         raise ModelError(f"{endpoint} refused the API key (HTTP {exc.status_code}); "
                          "check OPENAI_API_KEY.") from None
@@ -130,6 +131,16 @@ def _bare_name(wanted: str, model_id: str) -> bool:
 
 def _latest_tag(wanted: str, model_id: str) -> bool:
     return model_id == f"{wanted}:latest"
+
+
+def checked_name(name: str, list_models: Callable[[], list[ModelInfo]]) -> str:
+    """The catalog's id for `name`; the name itself when the endpoint has no catalog or cannot be
+    reached (the first request will say why). UnknownModel when the catalog lacks it."""
+    try:
+        models = list_models()
+    except ModelError:
+        return name
+    return resolve_model(name, models)
 
 
 def nearest(name: str, ids: list[str], limit: int = MAX_LISTED) -> list[str]:

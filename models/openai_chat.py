@@ -145,7 +145,12 @@ class OpenAIChatModel:
                     model=self.name, messages=messages, stream=True, extra_body=body) as response:
                 if "json" in response.headers.get("content-type", ""):
                     return _whole_reply(response.text(), assembler)
-                return assemble(response.iter_lines(), assembler)
+                try:
+                    return assemble(response.iter_lines(), assembler)
+                except httpx2.RequestError:
+                    if assembler.finish_reason is None:
+                        raise
+                    return assembler.reply()  # cut after the reply was finished: nothing is missing
         except StreamBroken as broken:
             raise _Transient(f"the reply stream broke ({broken})",
                              f"{self.endpoint} kept breaking off its replies: {broken}; "

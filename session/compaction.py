@@ -10,7 +10,8 @@ reminders' log hears the Compacted event).
 `/compact` calls `compact`; `AutoCompact` is a preparer that calls it when the
 estimated history passes a share of the model's context window (the system
 prompt, about a thousand tokens, is left out of the estimate rather than built
-twice per request).
+twice per request). `OverflowRecovery` is the loop's answer to a server that
+says the request no longer fits: it compacts from a transcript cut to fit.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import Compacted
+from models.base import ContextOverflow
 from session.reminders import todo_lines, wrap
 from state import AppState
 from tools.plan_file import saved_plan
@@ -51,9 +53,35 @@ def continuity(state: AppState, workspace: Path) -> str:
     return "\n\n".join(lines)
 
 
-def compact(agent: "Agent") -> str:
-    """Summarise the history with the model and replace it; returns the summary."""
-    request = [*agent.request(), {"role": "user", "content": SUMMARY_REQUEST}]
+def transcript(messages: list[dict[str, Any]], budget_chars: int) -> str:
+    """The history as plain text, its most recent part within `budget_chars`."""
+    lines = []
+    for message in messages:
+        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        calls = [f"{call['function']['name']}({call['function']['arguments'][:300]})"
+                 for call in message.get("tool_calls") or []]
+        lines.append(f"[{message.get('role')}] {text[:2000]} {' '.join(calls)}".rstrip())
+    kept: list[str] = []
+    for line in reversed(lines):
+        if sum(len(k) for k in kept) + len(line) > budget_chars:
+            kept.append("[earlier messages omitted]")
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
+def compact(agent: "Agent", transcript_chars: int | None = None) -> str:
+    """Summarise the history with the model and replace it; returns the summary.
+
+    With `transcript_chars` the model reads the history as a transcript cut to
+    that size, for a history that no longer fits the context window.
+    """
+    if transcript_chars is None:
+        request = [*agent.request(), {"role": "user", "content": SUMMARY_REQUEST}]
+    else:
+        request = [{"role": "system", "content": agent.system_prompt()},
+                   {"role": "user", "content": f"{transcript(agent.messages, transcript_chars)}"
+                                               f"\n\n{SUMMARY_REQUEST}"}]
     summary = agent.model.complete(request, [], lambda piece: None).text.strip() or "(empty summary)"
     kept = (wrap("summary", f"Summary of the conversation so far:\n{summary}"),
             wrap("continuity", continuity(agent.state, agent.workspace)))
@@ -70,3 +98,14 @@ class AutoCompact:
     def __call__(self, agent: "Agent") -> None:
         if len(agent.messages) > 2 and estimate_tokens(agent.messages) > self.window_tokens * self.share:
             compact(agent)
+
+
+@dataclass
+class OverflowRecovery:
+    """When the server says the request no longer fits, compact from a transcript that does."""
+
+    window_tokens: int
+
+    def __call__(self, agent: "Agent", overflow: ContextOverflow) -> None:
+        # Half the window at about four characters a token leaves room for the prompt and summary.
+        compact(agent, transcript_chars=(overflow.limit or self.window_tokens) * 2)

@@ -90,6 +90,9 @@ def history_problem(messages: list[dict[str, Any]], family: ServerFamily) -> str
             return (f"Missing `reasoning_content` field in the assistant message at message index "
                     f"{number}. For more information, please refer to "
                     "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls")
+        ids = [call.get("id") for call in calls]
+        if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+            return f"Invalid 'messages[{number}].tool_calls': each call needs its own non-empty id."
         answers = [m.get("tool_call_id") for m in messages[number + 1:number + 1 + len(calls)]
                    if m.get("role") == "tool"]
         if sorted(answers) != sorted(call["id"] for call in calls):
@@ -135,6 +138,8 @@ class FakeChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True
+
             def log_message(self, *args: Any) -> None:
                 pass
 

@@ -1,13 +1,16 @@
 """The tool set of a session, built in one place so index.py and tests agree.
 
 The UI callbacks a tool needs (ExitPlanMode's `present`) come in from the caller,
-and so does stepagent's home, where the memory tools keep their files.
+and so do stepagent's home, where the memory tools keep their files, and the
+model's catalog reader for ListModels.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Callable
+
+from models.catalog import ModelInfo
 
 from state import AppState
 from tools.base import Tool
@@ -16,6 +19,7 @@ from tools.bash.tool import make_bash_tool
 from tools.files import make_file_tools
 from session.memory import MemoryFolder
 from tools.judgement import Judgement
+from tools.list_models import make_list_models_tool
 from tools.memory import make_memory_tools
 from tools.plan_mode import PlanReview, make_plan_mode_tools
 from tools.search import make_search_tools
@@ -24,11 +28,17 @@ from tools.todos import make_todo_tools
 
 def build_tools(workspace: Path, state: AppState, present: Callable[[str], PlanReview],
                 bash_classifier: Callable[[str], Judgement] = classify,
-                home: Path | None = None) -> dict[str, Tool]:
-    """Every tool of a session; the memory tools only when stepagent has a home to keep them in."""
+                home: Path | None = None,
+                list_models: Callable[[], list[ModelInfo]] | None = None,
+                model_name: Callable[[], str] = lambda: "") -> dict[str, Tool]:
+    """Every tool of a session; the memory tools only when stepagent has a home to keep them in.
+
+    `list_models` reads the endpoint's catalog for ListModels; `model_name` is the session's model.
+    """
     tools = [*make_file_tools(workspace), *make_search_tools(workspace),
              make_bash_tool(workspace, state, bash_classifier),
-             *make_plan_mode_tools(workspace, state, present), *make_todo_tools(state)]
+             *make_plan_mode_tools(workspace, state, present), *make_todo_tools(state),
+             make_list_models_tool(list_models, model_name)]
     if home is not None:
         tools += make_memory_tools(MemoryFolder(home, workspace), state)
     return {tool.name: tool for tool in tools}

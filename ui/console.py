@@ -17,9 +17,11 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.events import Event, MemoryChanged, ModeChanged, Todo, TodosChanged, ToolDecision
+from models.base import Notice
 from ui.safe_text import safe, safe_line, safe_markdown
 
 ARGUMENT_WIDTH = 60
+REASONING_PREVIEW = 100
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 TODO_STYLES = {"completed": "dim", "in_progress": "bold yellow"}
 
@@ -36,9 +38,11 @@ class ConsoleView:
     sandbox_status: Callable[[], str] = lambda: ""
     _live: Live | None = None
     _text: list[str] = field(default_factory=list)
+    _reasoning: list[str] = field(default_factory=list)
 
     def on_text(self, piece: str) -> None:
-        """Show the model's text as it arrives, rendered as markdown."""
+        """Show the model's text as it arrives, rendered as markdown (after its reasoning, collapsed)."""
+        self._show_reasoning()
         self._text.append(piece)
         if not self.stream_markdown:
             return
@@ -49,6 +53,7 @@ class ConsoleView:
         self._live.update(safe_markdown("".join(self._text)))
 
     def on_reply_end(self) -> None:
+        self._show_reasoning()
         if self._live is not None:
             self._live.stop()
             self._live = None
@@ -91,6 +96,22 @@ class ConsoleView:
     def show_plan(self, plan: str) -> None:
         self.console.print(Panel(safe_markdown(plan), title="Plan for approval", border_style="magenta",
                                  subtitle="y = approve · n = reject · anything else = feedback"))
+
+    def model_notice(self, notice: Notice) -> None:
+        """A retry or an adaptation the model client made on its own, as one dim line."""
+        self.notice(notice.text, style="dim")
+
+    def on_reasoning(self, piece: str) -> None:
+        """Collect the model's reasoning; it is shown collapsed, in one dim line, before the answer."""
+        self._reasoning.append(piece)
+
+    def _show_reasoning(self) -> None:
+        thought = " ".join("".join(self._reasoning).split())
+        self._reasoning.clear()
+        if thought:
+            words = len(thought.split())
+            self.notice(f"∴ reasoning, {words} words: {thought[:REASONING_PREVIEW]}"
+                        f"{'…' if len(thought) > REASONING_PREVIEW else ''}", style="dim italic")
 
     def notice(self, text: str, style: str = "cyan") -> None:
         """A line for the user; any part of it may be untrusted (titles, paths, summaries)."""
