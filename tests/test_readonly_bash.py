@@ -169,7 +169,7 @@ def test_without_any_os_sandbox_the_user_is_told_and_reads_still_run(scratch):
     from tools.bash.sandbox.status import Layers, plan_mode_notice
     from tools.bash.tool import make_bash_tool
 
-    bare = Layers(bwrap=None, landlock_abi=0, seccomp=False, pids_cgroup=False, root=False)
+    bare = Layers(bwrap=None, landlock_abi=0, seccomp=False, cgroup=False, root=False)
     assert "classifier alone" in plan_mode_notice(bare)
     state = AppState()
     state.enter_plan_mode("test")

@@ -198,3 +198,12 @@ def test_the_private_temporary_folder_goes_with_the_call(files, layers):
     assert result.startswith("x\n") and "[exit code 0]" in result
     folder = result.splitlines()[1]
     assert not (Path(folder) / name).exists() and not (Path("/tmp") / name).exists()
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_memory_is_bounded(files, layers):
+    command = f"{PYTHON} -c 'bytearray(6 << 30)' && echo allocated"
+    if "allocated" not in plain(files, command).stdout:
+        pytest.skip("this machine cannot reserve 6 GiB even outside the sandbox")
+    result, _ = sandboxed(files, layers, command)
+    assert "MemoryError" in result and "allocated" not in result

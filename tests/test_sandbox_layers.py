@@ -18,9 +18,9 @@ from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers, layer_rows, plan_mode_notice
 from tools.bash.tool import make_bash_tool
 
-FULL = Layers(bwrap="/usr/bin/bwrap", landlock_abi=7, seccomp=True, pids_cgroup=True, root=True)
+FULL = Layers(bwrap="/usr/bin/bwrap", landlock_abi=7, seccomp=True, cgroup=True, root=True)
 NO_BWRAP = replace(FULL, bwrap=None)
-NOTHING = Layers(bwrap=None, landlock_abi=0, seccomp=False, pids_cgroup=False, root=True)
+NOTHING = Layers(bwrap=None, landlock_abi=0, seccomp=False, cgroup=False, root=True)
 CONFIG_RUNNERS = ["git diff", "git log -p", "git status", "git show HEAD", "git blame f.txt",
                   "git grep hello", "git log --stat", "bash -c 'git diff'", "ls && git diff HEAD",
                   "timeout 5 git diff", "git -C . diff", "git describe --dirty",

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
+from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.launch import plan_mode_launch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import Layers, detect_layers
@@ -43,6 +44,8 @@ def git_environment(settings: dict[str, str]) -> dict[str, str]:
 def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], Judgement],
                    layers: Callable[[], Layers] = detect_layers) -> Tool:
     """The Bash tool; `layers` is a seam for tests that take a sandbox layer away."""
+    cgroup = SharedCgroup()
+
     def run(args: dict[str, Any]) -> ToolResult:
         command = args["command"]
         timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
@@ -50,7 +53,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         if not state.plan_mode:
             return _result(run_process(["bash", "-c", command], str(workspace), env, timeout), timeout)
         env.update(git_environment(GIT_SETTINGS_WHILE_PLANNING))
-        with plan_mode_launch(workspace, layers()) as launch:
+        present = layers()
+        with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None) as launch:
             outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
                                   {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds)
         return _result(outcome, timeout)

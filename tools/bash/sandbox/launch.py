@@ -2,8 +2,8 @@
 
 With bubblewrap the call runs as `bwrap … -- bash -c CMD` with the seccomp
 filter passed on a pipe; without it, the child restricts itself before exec
-(Landlock, then seccomp). Both get the resource limits and, for root, a pids
-cgroup, and an empty temp folder as TMPDIR (under bubblewrap a bounded tmpfs is
+(Landlock, then seccomp). Both get the resource limits and, for root, the
+tool's cgroup, and an empty temp folder as TMPDIR (under bubblewrap a bounded tmpfs is
 mounted on it). Everything made for the call (pipe, cgroup, temp folder) goes
 with it.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from pathlib import Path
 from tools.bash.sandbox import landlock, seccomp
 from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.limits import call_limits
-from tools.bash.sandbox.pids import make_pids_cgroup
+from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.status import Layers
 
 
@@ -38,15 +37,15 @@ class Launch:
 
 
 @contextmanager
-def plan_mode_launch(workspace: Path, layers: Layers) -> Iterator[Launch]:
-    """The launch for one call; leaving the block removes what it made."""
+def plan_mode_launch(workspace: Path, layers: Layers,
+                     cgroup: CallCgroup | None = None) -> Iterator[Launch]:
+    """The launch for one call; leaving the block removes what it made and kills
+    what is left in the cgroup."""
     with ExitStack() as cleanup:
         launch = Launch(in_child=[call_limits().apply])
-        if layers.pids_cgroup:
-            cgroup = make_pids_cgroup(f"stepagent-{os.getpid()}-{time.monotonic_ns()}")
-            if cgroup:
-                launch.in_child.append(cgroup.join)
-                cleanup.callback(cgroup.remove)
+        if cgroup:
+            launch.in_child.append(cgroup.join)
+            cleanup.callback(cgroup.kill_members)
         arch = seccomp.architecture() if layers.seccomp else None
         program = seccomp.program(arch) if arch else None
         scratch = tempfile.mkdtemp(prefix="stepagent-bash-")

@@ -4,7 +4,7 @@ One layer of the plan-mode sandbox. rlimits are the oldest, most portable
 bound the kernel offers: set in the child before exec, inherited by everything
 it starts, and not raisable without privilege. RLIMIT_NPROC does not bind root
 (the kernel exempts uid 0 even inside a user namespace), so for root the
-process count is bounded by a pids cgroup instead (pids.py).
+process count is bounded by a cgroup instead (cgroups.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from tools.bash.sandbox import landlock, seccomp
 from tools.bash.sandbox.bwrap import bwrap_path
-from tools.bash.sandbox.pids import make_pids_cgroup
+from tools.bash.sandbox.cgroups import make_call_cgroup
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Layers:
     bwrap: str | None
     landlock_abi: int
     seccomp: bool
-    pids_cgroup: bool
+    cgroup: bool
     root: bool
 
     @property
@@ -49,11 +49,11 @@ def detect_layers() -> Layers:
     root = os.geteuid() == 0
     return Layers(bwrap=bwrap_path(), landlock_abi=landlock.abi_version(),
                   seccomp=seccomp.architecture() is not None,
-                  pids_cgroup=root and _pids_cgroup_works(), root=root)
+                  cgroup=root and _cgroup_works(), root=root)
 
 
-def _pids_cgroup_works() -> bool:
-    probe = make_pids_cgroup(f"stepagent-probe-{os.getpid()}-{time.monotonic_ns()}")
+def _cgroup_works() -> bool:
+    probe = make_call_cgroup(f"stepagent-probe-{os.getpid()}-{time.monotonic_ns()}")
     if probe is None:
         return False
     probe.remove()
@@ -70,7 +70,7 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                            + ("" if landlock_used else " (stands in when bubblewrap is missing)"))
     else:
         landlock_detail = "not offered by this kernel"
-    processes = ("pids cgroup, 256 processes" if layers.pids_cgroup else
+    processes = ("a cgroup: 256 processes, 2 GiB in all" if layers.cgroup else
                  "RLIMIT_NPROC" if not layers.root else "")
     return [
         LayerRow("classifier", True, "default deny: only commands known to be read-only run"),
@@ -92,8 +92,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  + ("" if layers.bwrap else " and change file metadata")),
         LayerRow("limits", bool(processes),
                  f"4 GiB memory per process, 64 MiB per file, {processes or 'no process cap'}",
-                 "" if processes else "as root without a writable pids cgroup, a fork bomb "
-                 "runs until the timeout"),
+                 "" if processes else "as root without a writable cgroup, a fork bomb runs "
+                 "until the timeout, and memory is bounded per process only"),
     ]
 
 
