@@ -104,9 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     from ui.console import ConsoleView
 
     if args.doctor:
-        from ui.doctor import show_doctor
+        from ui.doctor import endpoint_row, show_doctor
 
-        return show_doctor(Console(), layer_rows(detect_layers()))
+        return show_doctor(Console(), [*layer_rows(detect_layers()),
+                                       endpoint_row(lambda: choose_model(args)[0])])
     view = ConsoleView(Console(stderr=headless), stream_markdown=not headless,
                        sandbox_status=sandbox_status)
     store = startup.open_store(default_home(), view)

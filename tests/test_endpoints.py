@@ -167,3 +167,20 @@ def test_headless_keeps_retries_and_reasoning_off_stdout(server, workspace):
     assert done.stdout.strip() == "The answer."
     said = " ".join(done.stderr.split())
     assert "HTTP 429, retrying in 0.0 s, attempt 2/5" in said and "secret thoughts" in said
+
+
+def test_doctor_names_the_endpoint_and_the_parameters_it_dropped(server, workspace):
+    server.family = FAMILIES["glm"]
+    server.reply_text("OK")
+    done = run_index(workspace, "--doctor", OPENAI_BASE_URL=server.url)
+    shown = " ".join(done.stdout.split())
+    assert done.returncode == 0, done.stderr
+    assert "model endpoint" in shown and "OpenAI-compatible" in shown and "stream_options" in shown
+    assert server.requests[-1]["tools"][0]["function"]["name"] == "Ping"
+
+
+def test_doctor_says_when_the_server_cannot_call_tools(server, workspace):
+    server.fail(500, "tools param requires --jinja flag")
+    done = run_index(workspace, "--doctor", OPENAI_BASE_URL=server.url)
+    shown = " ".join(done.stdout.split())
+    assert "cannot call tools" in shown and "--jinja" in shown
