@@ -207,3 +207,77 @@ def test_memory_is_bounded(files, layers):
         pytest.skip("this machine cannot reserve 6 GiB even outside the sandbox")
     result, _ = sandboxed(files, layers, command)
     assert "MemoryError" in result and "allocated" not in result
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_no_nested_user_namespace_to_regain_capabilities(files, layers):
+    command = "unshare -Ur true && echo nested"
+    if "nested" not in plain(files, command).stdout:
+        pytest.skip("user namespaces cannot be made here even outside the sandbox")
+    result, _ = sandboxed(files, layers, command)
+    assert "nested" not in result.replace(command, "")
+
+
+STEPAGENT_STAND_IN = """
+import sys
+from pathlib import Path
+from state import AppState
+from tools.bash.sandbox.status import detect_layers
+from dataclasses import replace
+from tools.bash.tool import make_bash_tool
+from tools.judgement import READ_ONLY
+state = AppState()
+if sys.argv[2] != "build":
+    state.enter_plan_mode("test")
+layers = detect_layers() if sys.argv[2] != "landlock" else replace(detect_layers(), bwrap=None)
+bash = make_bash_tool(Path(sys.argv[3]), state, lambda text: READ_ONLY, layers=lambda: layers)
+bash.handler({"command": sys.argv[1], "timeout": 120})
+"""
+
+
+@pytest.mark.parametrize("mode", ["build", pytest.param("plan", marks=FULL.marks),
+                                  pytest.param("landlock", marks=LANDLOCK.marks)])
+def test_when_stepagent_dies_the_call_and_its_background_jobs_die(files, mode):
+    marker = uuid.uuid4().hex
+    root = Path(__file__).resolve().parent.parent
+    stand_in = subprocess.Popen([PYTHON, "-c", STEPAGENT_STAND_IN,
+                                 f"(sleep 100; : {marker}) & sleep 100; : {marker}", mode, str(files)],
+                                cwd=root)
+    try:
+        assert wait_until(lambda: running(marker) >= 2), "the call did not start"
+        stand_in.kill()
+        stand_in.wait()
+        assert wait_until(lambda: running(marker) == 0), "a process outlived stepagent"
+    finally:
+        stand_in.kill()
+
+
+def test_ctrl_c_stops_the_call_and_its_background_jobs(files):
+    import signal
+
+    marker = uuid.uuid4().hex
+    state = AppState()
+    bash = make_bash_tool(files, state, lambda text: READ_ONLY)
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.setitimer(signal.ITIMER_REAL, 1.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bash.handler({"command": f"(sleep 100; : {marker}) & sleep 100; : {marker}", "timeout": 60})
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert wait_until(lambda: running(marker) == 0)
+
+
+def running(marker: str) -> int:
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return len(found.stdout.split())
+
+
+def wait_until(condition, seconds: float = 20) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False

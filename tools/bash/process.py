@@ -1,9 +1,13 @@
 """Run one Bash call to its end, and leave nothing of it behind.
 
 The process side of the Bash tool, in every mode. The call starts a session
-of its own (so its processes form one group) with a parent-death signal, so it
-dies with stepagent (bubblewrap's --die-with-parent does the same for the
-sandbox inside). The output is read here, in the calling thread, with poll():
+of its own (so its processes form one group) with a parent-death signal, so
+the shell dies with stepagent (bubblewrap's --die-with-parent does the same
+for the sandbox inside). What the shell started in the background would not:
+a parent-death signal is not inherited. So a watchdog beside each call (a
+`sh` waiting on a pipe only stepagent holds) kills the call's whole group if
+stepagent dies, even by kill -9; when the call ends normally it is killed
+first. The output is read here, in the calling thread, with poll():
 not by a reader that waits for the pipe to close, so a background job cannot
 hold the call open. When the shell ends, at the timeout, at Ctrl-C and when the
 output floods, the whole group is killed.
@@ -73,16 +77,28 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, pass_fds=tuple(pass_fds),
                                preexec_fn=lambda: _prepare_child(parent, in_child))
+    watchdog = _watchdog(process.pid)
     output = _Capped()
     try:
         timed_out = _read_until_done(process, output, time.monotonic() + timeout)
     finally:
+        watchdog.kill()
+        watchdog.wait()
+        watchdog.stdin.close()
         _kill_group(process)
         _drain(process, output)
         process.wait()
         process.stdout.close()
     return Outcome(output.text(), None if timed_out or output.flooded else process.returncode,
                    timed_out=timed_out, flooded=output.flooded)
+
+
+def _watchdog(group: int) -> subprocess.Popen:
+    """A process that kills the group `group` once its input closes: that is, when
+    stepagent dies, since only stepagent holds the pipe's other end."""
+    return subprocess.Popen(["sh", "-c", f"read _; kill -KILL -{group}"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
 
 
 def _prepare_child(parent: int, steps: Sequence[Callable[[], None]]) -> None:

@@ -14,8 +14,11 @@ not already:
 - setsid and setpgid: a process that leaves the call's process group could
   outlive the call.
 - keyrings and SysV / POSIX IPC: state shared with processes outside.
-The filter is classic BPF assembled here, a dozen instructions one can read,
-rather than a dependency on libseccomp. A call through another ABI (32-bit
+- clone and unshare with CLONE_NEWUSER: a nested user namespace would give
+  back capabilities (inside it) and widen the kernel's attack surface; clone3,
+  whose flags seccomp cannot read, answers ENOSYS so libc falls back to clone.
+The filter is classic BPF assembled here, a few dozen instructions one can
+read, rather than a dependency on libseccomp. A call through another ABI (32-bit
 code on x86_64, x32) kills the process: its numbers mean other calls.
 """
 
@@ -27,10 +30,11 @@ import struct
 from dataclasses import dataclass
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-LOAD_WORD, JUMP_EQUAL, JUMP_AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06
-ALLOW, KILL_PROCESS, ERRNO_EPERM = 0x7FFF0000, 0x80000000, 0x00050000 | 1
-ARCH_OFFSET, NUMBER_OFFSET = 4, 0
-X32_BIT = 0x40000000
+LOAD_WORD, JUMP_EQUAL, JUMP_AT_LEAST, JUMP_SET, RETURN = 0x20, 0x15, 0x35, 0x45, 0x06
+ALLOW, KILL_PROCESS = 0x7FFF0000, 0x80000000
+ERRNO_EPERM, ERRNO_ENOSYS = 0x00050000 | 1, 0x00050000 | 38
+ARCH_OFFSET, NUMBER_OFFSET, FIRST_ARGUMENT_OFFSET = 4, 0, 16
+X32_BIT, CLONE_NEWUSER, CLONE3 = 0x40000000, 0x10000000, 435
 
 REFUSED = ("socket chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat utime utimes "
            "futimesat utimensat setxattr lsetxattr fsetxattr setxattrat removexattr lremovexattr "
@@ -47,7 +51,7 @@ class Architecture:
 
 
 X86_64 = Architecture(0xC000003E, {
-    "socket": 41, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94,
+    "clone": 56, "unshare": 272, "socket": 41, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94,
     "fchownat": 260, "fchmodat": 268, "fchmodat2": 452, "utime": 132, "utimes": 235,
     "futimesat": 261, "utimensat": 280, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
     "setxattrat": 463, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
@@ -56,7 +60,7 @@ X86_64 = Architecture(0xC000003E, {
     "mq_open": 240, "msgget": 68, "msgsnd": 69, "semget": 64, "semop": 65, "semtimedop": 220,
     "shmget": 29, "shmat": 30}, x32_bit=True)
 AARCH64 = Architecture(0xC00000B7, {
-    "socket": 198, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
+    "clone": 220, "unshare": 97, "socket": 198, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
     "utimensat": 88, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
     "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "removexattrat": 466,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "setsid": 157,
@@ -76,19 +80,36 @@ def architecture() -> Architecture | None:
 
 
 def program(arch: Architecture) -> bytes:
-    """The filter as bytes of `struct sock_filter`, the form `bwrap --seccomp` reads."""
-    numbers = [arch.numbers[name] for name in REFUSED if name in arch.numbers]
-    checks = len(numbers) + (1 if arch.x32_bit else 0)
-    code = [(LOAD_WORD, 0, 0, ARCH_OFFSET),
-            (JUMP_EQUAL, 1, 0, arch.audit_arch),
-            (RETURN, 0, 0, KILL_PROCESS),
-            (LOAD_WORD, 0, 0, NUMBER_OFFSET)]
+    """The filter as bytes of `struct sock_filter`, the form `bwrap --seccomp` reads.
+
+    Jumps name their target ("deny", "new_user", …); `_assemble` turns names into
+    the forward offsets BPF wants."""
+    refused = [arch.numbers[name] for name in REFUSED if name in arch.numbers]
+    code: list[tuple] = [(LOAD_WORD, ARCH_OFFSET), (JUMP_EQUAL, arch.audit_arch, "number", None),
+                         (RETURN, KILL_PROCESS),
+                         ("number", LOAD_WORD, NUMBER_OFFSET)]
     if arch.x32_bit:
-        code.append((JUMP_AT_LEAST, checks, 0, X32_BIT))
-    for index, number in enumerate(numbers):
-        code.append((JUMP_EQUAL, len(numbers) - index, 0, number))
-    code += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, ERRNO_EPERM)]
-    return b"".join(struct.pack("HBBI", *instruction) for instruction in code)
+        code.append((JUMP_AT_LEAST, X32_BIT, "deny", None))
+    code.append((JUMP_EQUAL, CLONE3, "no_such_call", None))
+    code += [(JUMP_EQUAL, arch.numbers[name], "new_user", None) for name in ("clone", "unshare")]
+    code += [(JUMP_EQUAL, number, "deny", None) for number in refused]
+    code += [(RETURN, ALLOW),
+             ("new_user", LOAD_WORD, FIRST_ARGUMENT_OFFSET), (JUMP_SET, CLONE_NEWUSER, "deny", None),
+             (RETURN, ALLOW),
+             ("deny", RETURN, ERRNO_EPERM),
+             ("no_such_call", RETURN, ERRNO_ENOSYS)]
+    return _assemble(code)
+
+
+def _assemble(code: list[tuple]) -> bytes:
+    """(label?, op, k) and (op, k, jump-if-true label, jump-if-false label) to BPF bytes."""
+    labels = {line[0]: index for index, line in enumerate(code) if isinstance(line[0], str)}
+    out = []
+    for index, line in enumerate(code):
+        op, k, *jumps = line[1:] if isinstance(line[0], str) else line
+        offsets = [labels[target] - index - 1 if target else 0 for target in jumps] or [0, 0]
+        out.append(struct.pack("HBBI", op, *offsets, k))
+    return b"".join(out)
 
 
 def install(filter_bytes: bytes) -> None:
