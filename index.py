@@ -128,10 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from prompt_toolkit import prompt as ask
 
-        present, approve = callbacks.interactive_present(view, ask), callbacks.interactive_approve(ask)
+        present = callbacks.interactive_present(view, ask, lambda: state.permission_mode.value)
+        approve = callbacks.interactive_approve(view, ask)
     agent = assemble(workspace, state, model, present, approve,
                      compact_after_tokens=(args.context_window, args.compact_at), home=default_home())
     agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
+    agent.preparers.append(lambda _agent: view.working())
     journal = Journal(store, state, workspace, view.error)
     state.events.subscribe(journal.on_event)
     session = Session(agent, journal)

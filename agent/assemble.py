@@ -1,7 +1,8 @@
 """Build a working agent from its parts, with no UI: the one assembly index.py, tests and bench share.
 
 The UI comes in as callbacks: `present` (ExitPlanMode shows the plan and returns
-the user's review) and `approve` (a permission question, yes or no). Tests pass
+the user's review) and `approve` (a PermissionRequest with a preview of the call,
+answered yes, yes for the session, or no with feedback). Tests pass
 fakes; index.py passes the console's. This is where the seams are filled: the
 hook registry (deny hooks, then ask hooks), the tool set, and the preparers that
 run before each request (automatic compaction, due reminders).
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from agent.approval import Approve
 from agent.executor import Executor
 from agent.loop import Agent
 from hooks import permission_ask, plan_mode_guard
@@ -35,7 +37,7 @@ def build_hooks() -> HookRegistry:
 
 
 def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[str], PlanReview],
-             approve: Callable[[str], bool], classifier: Callable[[str], Judgement] = classify,
+             approve: Approve, classifier: Callable[[str], Judgement] = classify,
              compact_after_tokens: tuple[int, float] = (128_000, 0.8),
              home: Path | None = None) -> Agent:
     """The agent with its tools, hooks and preparers; the UI comes in as callbacks.

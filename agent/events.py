@@ -68,6 +68,25 @@ class MessageAdded:
 
 
 @dataclass(frozen=True)
+class ToolRequested:
+    """A tool call arrived, before any hook or question: the console shows it first."""
+
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    """A tool's handler ran: its one-line summary, and the result the model gets."""
+
+    tool: str
+    args: dict[str, Any]
+    summary: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
 class ToolDecision:
     """What the hooks (and the user, if asked) decided for one call."""
 
@@ -105,8 +124,8 @@ class MemoryChanged:
     path: str
 
 
-Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolDecision, ToolStarted, Compacted,
-              MemoryChanged]
+Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolRequested, ToolDecision, ToolStarted,
+              ToolFinished, Compacted, MemoryChanged]
 
 
 @dataclass

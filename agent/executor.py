@@ -1,27 +1,39 @@
 """Run one tool call, in the order the design fixes:
 
-  arguments parsed and validated → deny hooks → ask hooks (the user answers) → handler
+  arguments parsed and validated → deny hooks → ask hooks (a session rule, or the user) → handler
 
 Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad
 JSON, invalid arguments, a denial, a "no", or an exception in the handler.
-Each decision is emitted as a ToolDecision event: the console prints it as one
-line, the journal keeps it in the audit trail. Just before the handler runs, a
+The call is emitted as it arrives (ToolRequested), so the screen names it
+before any question; each decision as a ToolDecision (the console prints it, the
+journal keeps it in the audit trail). Just before the handler runs, a
 ToolStarted event marks the call as started, so a resume after a crash can tell
-a call that never ran from one whose result was lost.
+a call that never ran from one whose result was lost; the handler's result is
+emitted as a ToolFinished. When an ask hook asks, the user gets a
+PermissionRequest with a preview of what will run; a "yes, don't ask again"
+adds a session rule, which is consulted only here, after the deny hooks, so it
+can never lift a plan-mode denial.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from agent.events import ToolDecision, ToolStarted
+from agent.approval import Approve, PermissionRequest, as_answer
+from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
+from hooks.session_rules import SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
 from tools.base import Tool, ToolResult, error
+from tools.preview import Preview
 from tools.validate import schema_errors
+
+SESSION_RULE = "session-rule"
+DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
+            "or take another approach.")
 
 
 @dataclass
@@ -31,31 +43,51 @@ class Executor:
     tools: dict[str, Tool]
     hooks: HookRegistry
     state: AppState
-    approve: Callable[[str], bool]
+    approve: Approve
     calls: int = 0
+    rules: SessionRules = field(default_factory=SessionRules)
 
     def run(self, call: ToolCall) -> ToolResult:
         """Exactly one ToolResult for this call, whatever happens."""
         self.calls += 1
         tool, args, problem = self._validated(call)
+        self.state.events.emit(ToolRequested(call.name, args))
         if problem:
             self.state.events.emit(ToolDecision(call.name, {}, "deny", "validation", problem))
             return error(problem)
         verdict = self.hooks.check(ToolCallEvent(tool, args, self.state.view()))
-        asked = verdict.decision == "ask"
-        if asked:
-            verdict = (Verdict("allow", verdict.hook, verdict.reason) if self.approve(verdict.reason)
-                       else Verdict("deny", verdict.hook, "The user declined this call. Do not retry "
-                                    "it as is; ask what they would prefer, or take another approach."))
+        asked = False
+        if verdict.decision == "ask":
+            verdict, asked = self._ask(tool, args, verdict)
         self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
                                             verdict.reason, asked))
         if verdict.decision == "deny":
             return error(verdict.reason)
         self.state.events.emit(ToolStarted(call.id, call.name))
+        result = error("Not run: the user interrupted the turn (Ctrl-C).")
         try:
-            return tool.handler(args)
+            result = tool.handler(args)
         except Exception as exc:  # a broken tool must not break the session
-            return error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+            result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            self.state.events.emit(ToolFinished(call.name, args, result.summary, result.content,
+                                                result.is_error))
+        return result
+
+    def _ask(self, tool: Tool, args: dict[str, Any], verdict: Verdict) -> tuple[Verdict, bool]:
+        """A session rule's yes, or the user's answer; True when the user was asked."""
+        rule = self.rules.matching(tool.name, args)
+        if rule is not None:
+            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} (this session)"), False
+        request = PermissionRequest(tool.name, args, verdict.reason, _preview(tool, args),
+                                    offered_rule(tool.name, args))
+        answer = as_answer(self.approve(request))
+        if answer.allow:
+            if answer.remember and request.rule is not None:
+                self.rules.add(request.rule)
+            return Verdict("allow", verdict.hook, verdict.reason), True
+        said = f" The user said: {answer.feedback}" if answer.feedback else ""
+        return Verdict("deny", verdict.hook, DECLINED + said), True
 
     def _validated(self, call: ToolCall) -> tuple[Tool | None, dict[str, Any], str]:
         """The tool and parsed arguments, or a message saying what is wrong with the call."""
@@ -70,3 +102,13 @@ class Executor:
         if problems:
             return tool, {}, f"Invalid arguments for {call.name}: " + "; ".join(problems) + "."
         return tool, args, ""
+
+
+def _preview(tool: Tool, args: dict[str, Any]) -> Preview | None:
+    """What the call will do, for the question; None when the tool has no preview or it fails."""
+    if tool.preview is None:
+        return None
+    try:
+        return tool.preview(args)
+    except Exception:  # a preview is a courtesy: the question is still asked without it
+        return None

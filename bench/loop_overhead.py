@@ -32,7 +32,7 @@ def run(plan_mode: bool) -> float:
     turns = [{"text": "step", "tool_calls": [{"name": "Noop", "arguments": {"n": i}}]}
              for i in range(STEPS - 1)] + [{"text": "done"}]
     agent = assemble(workspace, state, ScriptedModel(turns), lambda plan: PlanReview("reject"),
-                     lambda question: True)
+                     lambda request: True)
     agent.max_steps = STEPS
     agent.executor.tools["Noop"] = Tool("Noop", "does nothing", object_schema({"n": {"type": "integer"}}),
                                         lambda args: ToolResult("ok"), read_only=True)

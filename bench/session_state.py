@@ -28,7 +28,7 @@ TODOS = [{"content": f"Step {n}", "status": "in_progress" if n == 0 else "pendin
 def live_session(store: SessionStore, workspace: Path, turns: list[dict]) -> Session:
     state = AppState()
     agent = assemble(workspace, state, ScriptedModel(turns), lambda plan: PlanReview("reject"),
-                     lambda question: True)
+                     lambda request: True)
     journal = Journal(store, state, workspace, warn=print)
     state.events.subscribe(journal.on_event)
     return Session(agent, journal)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import (Event, MemoryChanged, MessageAdded, ModeChanged, Todo, TodosChanged,
-                          ToolDecision, ToolStarted)
+from agent.events import (Compacted, Event, MemoryChanged, MessageAdded, ModeChanged, Todo,
+                          TodosChanged, ToolDecision, ToolStarted)
 from session.store import SessionStore, StoreUnavailable
 from state import AppState
 
@@ -29,7 +29,8 @@ RESULT_LOST = ("Result lost: this call started, but the session ended before it 
                "may have done some or all of its work. Check its effects before running it again.")
 
 
-def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
+def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
+    """The stored entry for an event; None for events only the screen needs."""
     if isinstance(event, MessageAdded):
         return "message", event.message
     if isinstance(event, ModeChanged):
@@ -45,7 +46,9 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]]:
     if isinstance(event, MemoryChanged):
         return "memory", {"action": event.action, "type": event.type, "name": event.name,
                           "description": event.description, "path": event.path}
-    return "compaction", {"messages": list(event.messages)}
+    if isinstance(event, Compacted):
+        return "compaction", {"messages": list(event.messages)}
+    return None
 
 
 @dataclass
@@ -58,7 +61,10 @@ class Journal:
     _created: set[str] = field(default_factory=set)
 
     def on_event(self, event: Event) -> None:
-        kind, payload = entry_for(event)
+        entry = entry_for(event)
+        if entry is None:
+            return
+        kind, payload = entry
         if kind in {"mode", "hook"}:
             self.audit.append({"kind": kind, **payload})
         if self.store is None:

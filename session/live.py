@@ -59,6 +59,14 @@ class Session:
         else:
             state.leave_plan_mode("resume")
 
+    def last_command_output(self) -> str:
+        """The whole result of the latest Bash call, '' if no command has run."""
+        bash_ids = {call["id"] for message in self.agent.messages if message["role"] == "assistant"
+                    for call in message.get("tool_calls") or [] if call["function"]["name"] == "Bash"}
+        results = [m["content"] for m in self.agent.messages
+                   if m["role"] == "tool" and m["tool_call_id"] in bash_ids]
+        return results[-1] if results else ""
+
     def trace(self) -> list[str]:
         lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "
                  "in this run."]
@@ -67,10 +75,12 @@ class Session:
                 label = mode_label(entry["plan_mode"], entry["permission_mode"])
                 lines.append(f"mode → {label:5} (by {entry['cause']})")
                 continue
-            verb = "allowed" if entry["decision"] == "allow" else "denied"
+            denied = entry["decision"] != "allow"
+            verb = "denied" if denied else "allowed"
             if entry["asked"]:
                 verb += f" by you ({entry['hook']} asked)"
             elif entry["hook"]:
                 verb += f" by {entry['hook']}"
-            lines.append(f"{entry['tool']:13} {verb}")
+            reason = f": {entry['reason']}" if denied and entry.get("reason") else ""
+            lines.append(f"{entry['tool']:13} {verb}{reason}")
         return lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -110,13 +111,14 @@ class FakeChatServer:
     url: str = ""
 
     def reply(self, text: list[str] | None = None, calls: list[tuple[str, Any]] | None = None,
-              reasoning: list[str] | None = None) -> None:
-        """Queue one streamed reply: text pieces, tool calls (name, arguments), reasoning pieces."""
+              reasoning: list[str] | None = None, pace: float = 0.0) -> None:
+        """Queue one streamed reply: text pieces, tool calls (name, arguments), reasoning pieces;
+        its events `pace` seconds apart, as a real model streams."""
         self.responses.append({"reply": {"text": text or [], "calls": calls or [],
-                                         "reasoning": reasoning or []}})
+                                         "reasoning": reasoning or []}, "pace": pace})
 
-    def reply_text(self, *pieces: str) -> None:
-        self.reply(text=list(pieces))
+    def reply_text(self, *pieces: str, pace: float = 0.0) -> None:
+        self.reply(text=list(pieces), pace=pace)
 
     def reply_tool_calls(self, *calls: tuple[str, Any], text: str = "") -> None:
         self.reply(text=[text] if text else [], calls=list(calls))
@@ -183,6 +185,12 @@ class FakeChatServer:
                 if response.get("cut"):
                     self.send_header("Content-Length", str(len(payload) + 1000))
                 self.end_headers()
+                if response.get("pace"):
+                    for event in filter(None, payload.split(b"\n\n")):
+                        self.wfile.write(event + b"\n\n")
+                        self.wfile.flush()
+                        time.sleep(response["pace"])
+                    return
                 for size in response.get("sizes", ()):
                     self.wfile.write(payload[:size])
                     self.wfile.flush()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from agent.approval import PermissionAnswer, PermissionRequest
 from agent.assemble import assemble
 from agent.events import ToolDecision
 from models.scripted import ScriptedModel
@@ -35,11 +36,12 @@ class Session:
     workspace: Path
     turns: list[dict[str, Any]]
     plan_answers: list[str] = field(default_factory=list)
-    permission_answers: list[bool] = field(default_factory=list)
+    permission_answers: list[bool | PermissionAnswer] = field(default_factory=list)
     mode: str = "build"
     classifier: Callable[[str], Judgement] = classify
     shown_plans: list[str] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
+    permission_requests: list[PermissionRequest] = field(default_factory=list)
     decisions: list[ToolDecision] = field(default_factory=list)
     home: Path | None = None
 
@@ -60,8 +62,9 @@ class Session:
         self.shown_plans.append(plan)
         return PlanReview.from_answer(self.plan_answers.pop(0))
 
-    def _approve(self, question: str) -> bool:
-        self.questions.append(question)
+    def _approve(self, request: PermissionRequest) -> bool | PermissionAnswer:
+        self.questions.append(request.reason)
+        self.permission_requests.append(request)
         return self.permission_answers.pop(0)
 
     def run(self, text: str = "go"):

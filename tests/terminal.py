@@ -36,6 +36,12 @@ class Terminal:
         if index == 2:
             raise AssertionError(f"the REPL exited while waiting for {pattern!r}: {self.child.before[-500:]}")
 
+    def expect_text(self, text: str) -> None:
+        """Wait until `text` appears on the screen as a person reads it: taken literally, with
+        any colour or cursor codes allowed between its characters."""
+        codes = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
+        self.expect(codes.join(re.escape(character) for character in text))
+
     def sendline(self, text: str) -> None:
         self.child.sendline(text)
 

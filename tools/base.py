@@ -7,6 +7,8 @@ and `requires_user` (always reaches the user, in every permission mode). A tool
 whose safety depends on its arguments, like Bash, carries a `judge` instead.
 `plan_mode_hint` is a sentence the plan-mode guard adds to its denial of this
 tool, to say what the model can do instead (the guard itself names no tool).
+A tool that changes things may carry a `preview`: what the user sees before
+being asked (tools/preview.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tools.judgement import Judgement
+from tools.preview import Preview
 
 
 @dataclass
@@ -22,17 +25,21 @@ class ToolResult:
     """What goes back to the model as the call's result.
 
     `end_turn` stops the turn after this result (a rejected plan); `follow_up`
-    is a real user message added after the results (plan feedback).
+    is a real user message added after the results (plan feedback). `summary` is
+    the one line the user sees for it (lines read, +a −b, exit code…).
     """
 
     content: str
     is_error: bool = False
     end_turn: bool = False
     follow_up: str | None = None
+    summary: str = ""
 
 
 @dataclass(frozen=True)
 class Tool:
+    """A tool as data: what the model sees, the handler, and the flags the hooks read."""
+
     name: str
     description: str
     parameters: dict[str, Any]
@@ -42,6 +49,7 @@ class Tool:
     requires_user: bool = False
     judge: Callable[[dict[str, Any]], Judgement] | None = None
     plan_mode_hint: str = ""
+    preview: Callable[[dict[str, Any]], Preview] | None = None
 
     def schema(self) -> dict[str, Any]:
         """The Chat Completions `tools` entry for this tool."""

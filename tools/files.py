@@ -16,6 +16,7 @@ from typing import Any
 
 from tools.base import Tool, ToolResult, error, object_schema
 from tools.paths import inside, outside_workspace, resolve, shown
+from tools.preview import diff_preview, edit_preview, write_preview
 
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
@@ -100,7 +101,9 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         more = f"\n… {remaining} more lines; read on with offset={start + len(chosen)}." if remaining > 0 else ""
         if cut and remaining <= 0:
             more += f"\n… the file is longer than {MAX_READ_BYTES} bytes; Read stops there (use Bash head/tail)."
-        return ToolResult((body or "(empty file)") + more)
+        summary = (f"Read {len(chosen)} of {len(lines)} lines" if remaining > 0 or start > 1
+                   else f"Read {len(lines)} lines")
+        return ToolResult((body or "(empty file)") + more, summary=summary)
 
     def write(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
@@ -113,7 +116,9 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         except OSError as exc:
             return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
         verb = "Overwrote" if existed else "Created"
-        return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).")
+        return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).",
+                          summary=f"{verb} {shown(workspace, path)}: "
+                                  f"{len(args['content'].splitlines())} lines")
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
@@ -131,9 +136,12 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         if count > 1 and not args.get("replace_all"):
             return error(f"old_string occurs {count} times; add context to make it unique, "
                          "or set replace_all.")
-        write_atomically(path, text.replace(old, new))
+        after = text.replace(old, new)
+        write_atomically(path, after)
+        change = diff_preview(text, after, shown(workspace, path))
         return ToolResult(f"Edited {shown(workspace, path)}: {count if args.get('replace_all') else 1} "
-                          "replacement(s).")
+                          "replacement(s).",
+                          summary=f"Edited {change.path}: +{change.added} −{change.removed}")
 
     path_arg = {"type": "string", "description": "Path, absolute or relative to the workspace."}
     return [
@@ -143,10 +151,12 @@ def make_file_tools(workspace: Path) -> list[Tool]:
                             "limit": {"type": "integer", "minimum": 1}}),
              read, read_only=True),
         Tool("Write", "Create or overwrite a file inside the workspace with the given content.",
-             object_schema({"file_path": path_arg, "content": {"type": "string"}}), write),
+             object_schema({"file_path": path_arg, "content": {"type": "string"}}), write,
+             preview=lambda args: write_preview(workspace, args)),
         Tool("Edit", "Replace old_string with new_string in a file inside the workspace. "
              "old_string must match exactly and be unique unless replace_all is true.",
              object_schema({"file_path": path_arg, "old_string": {"type": "string"},
                             "new_string": {"type": "string"}},
-                           {"replace_all": {"type": "boolean"}}), edit),
+                           {"replace_all": {"type": "boolean"}}), edit,
+             preview=lambda args: edit_preview(workspace, args)),
     ]

@@ -4,6 +4,7 @@ ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is
 injected by index.py (a fake in tests) and answers with a PlanReview. The three
 outcomes:
   approve  → plan saved, plan mode left through state.leave_plan_mode, model told to start
+             (in the mode in force before, or in the one the user chose: edit accepts edits)
   feedback → "not approved" as the result, the feedback as a real user message
   reject   → the turn ends after this result; plan mode stays on
 A rejection is a state the model is told about, never an error to retry.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from state import AppState
+from state import AppState, PermissionMode
 from tools import plan_mode_text
 from tools.base import Tool, ToolResult, error, object_schema
 from tools.plan_file import save_plan
@@ -28,15 +29,20 @@ REJECTED = ("The user rejected the plan and wants to talk it over. You are still
 
 @dataclass(frozen=True)
 class PlanReview:
+    """The user's review of a plan; an approval may name the mode to carry on in."""
+
     outcome: Literal["approve", "feedback", "reject"]
     feedback: str = ""
+    mode: PermissionMode | None = None
 
     @classmethod
     def from_answer(cls, answer: str) -> "PlanReview":
-        """y approves, n rejects, any other text is feedback (empty counts as n)."""
+        """y approves, e approves in edit mode, n rejects, any other text is feedback (empty is n)."""
         text = answer.strip()
         if text.lower() in {"y", "yes"}:
             return cls("approve")
+        if text.lower() in {"e", "edit"}:
+            return cls("approve", mode=PermissionMode.EDIT)
         if text.lower() in {"", "n", "no"}:
             return cls("reject")
         return cls("feedback", text)
@@ -55,17 +61,20 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
             return error("The plan is empty; write the plan as markdown in the plan argument.")
         review = present(plan)
         if review.outcome == "feedback":
-            return ToolResult(NOT_APPROVED, follow_up=review.feedback)
+            return ToolResult(NOT_APPROVED, follow_up=review.feedback,
+                              summary="not approved: your feedback goes to the model")
         if review.outcome == "reject":
-            return ToolResult(REJECTED, end_turn=True)
+            return ToolResult(REJECTED, end_turn=True, summary="plan rejected")
         try:
             where = f"The plan is saved at {save_plan(workspace, state.session_id, plan)}."
         except OSError as exc:
             where = f"The plan could not be saved ({exc.strerror}); it is quoted below."
         state.leave_plan_mode("ExitPlanMode approval")
+        if review.mode is not None and review.mode is not state.permission_mode:
+            state.set_permission_mode(review.mode, "plan approval")
         return ToolResult("The user approved your plan. Plan mode is off: you can now make changes. "
                           f"{where} Start with updating your todo list if you keep one.\n\n"
-                          f"## Approved Plan:\n{plan}")
+                          f"## Approved Plan:\n{plan}", summary=f"plan approved ({state.mode_label} mode)")
 
     return [
         Tool("EnterPlanMode", "Switch to plan mode before a non-trivial change: research with "

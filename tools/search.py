@@ -54,6 +54,11 @@ def _capped(lines: list[str], what: str) -> str:
     return text
 
 
+def _counted(count: int, noun: str) -> str:
+    plural = noun + ("es" if noun.endswith("ch") else "s")
+    return f"{count} {noun if count == 1 else plural}"
+
+
 def make_search_tools(workspace: Path) -> list[Tool]:
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
@@ -66,7 +71,7 @@ def make_search_tools(workspace: Path) -> list[Tool]:
                                       f"--glob={args['pattern']}"], root)
         if problem:
             return error(f"Glob failed: {problem}")
-        return ToolResult(_capped(sorted(lines), "files"))
+        return ToolResult(_capped(sorted(lines), "files"), summary=_counted(len(lines), "file"))
 
     def grep(args: dict[str, Any]) -> ToolResult:
         root = where(args)
@@ -79,7 +84,7 @@ def make_search_tools(workspace: Path) -> list[Tool]:
                                      root if root.is_dir() else root.parent)
         if problem:
             return error(f"Grep failed: {problem}")
-        return ToolResult(_capped(lines, "matching lines"))
+        return ToolResult(_capped(lines, "matching lines"), summary=_counted(len(lines), "match"))
 
     optional_path = {"path": {"type": "string", "description": "Folder to search (default: workspace)."}}
     return [

@@ -1,18 +1,25 @@
 """The callbacks the core takes from the UI: present a plan, approve a call.
 
-Interactive ones ask through `ask` (prompt-toolkit in the REPL, a fake in tests);
-Ctrl-D at a question counts as "no".
-Headless ones (-p) cannot ask anyone: a plan is shown but not approved, so the
-turn ends with no plan file, and a permission question is answered no.
+Interactive ones show what is at stake, then ask through `ask` (prompt-toolkit
+in the REPL, a fake in tests); Ctrl-D at a question counts as "no". The last
+line of every question keeps `Allow` (permissions) or `Approve` (plans), and
+`y` answers yes.
+
+Headless ones (-p) cannot ask anyone: a permission question is answered no; a
+plan is shown but not approved (so the turn ends with no plan file), unless the
+user passed --approve-plan.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from agent.approval import PermissionAnswer, PermissionRequest
 from tools.plan_mode import PlanReview
 from ui.console import ConsoleView
 from ui.safe_text import safe
+
+YES, ALWAYS, NO = {"y", "yes"}, {"a", "always"}, {"", "n", "no"}
 
 
 def _answer(ask: Callable[[str], str], question: str) -> str:
@@ -22,34 +29,59 @@ def _answer(ask: Callable[[str], str], question: str) -> str:
         return "n"
 
 
-def interactive_present(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[str], PlanReview]:
-    """Show the plan panel and read the review: y, n, or feedback."""
-    def present(plan: str) -> PlanReview:
-        view.show_plan(plan)
-        return PlanReview.from_answer(_answer(ask, "Approve this plan? y = approve, n = reject, "
-                                                   "or type feedback: "))
-    return present
+def permission_answer(text: str) -> PermissionAnswer:
+    """y allows, a allows and remembers, n (or nothing) declines, other text declines with feedback."""
+    word = text.strip()
+    if word.lower() in YES:
+        return PermissionAnswer(True)
+    if word.lower() in ALWAYS:
+        return PermissionAnswer(True, remember=True)
+    if word.lower() in NO:
+        return PermissionAnswer(False)
+    return PermissionAnswer(False, feedback=word)
 
 
-def interactive_approve(ask: Callable[[str], str]) -> Callable[[str], bool]:
-    """Put a permission question to the user; only y or yes allows."""
-    def approve(question: str) -> bool:
-        return _answer(ask, f"{safe(question)} [y/N] ").strip().lower() in {"y", "yes"}
+def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[PermissionRequest], PermissionAnswer]:
+    """Show what the call will do, then ask: yes, yes for this session, no, or feedback."""
+    def approve(request: PermissionRequest) -> PermissionAnswer:
+        view.show_request(request)
+        always = (f"a = yes, and don't ask again for {safe(request.rule.label)} this session · "
+                  if request.rule else "")
+        view.notice(f"y = yes · {always}n = no · or type what to do instead", style="dim")
+        answer = permission_answer(_answer(ask, "Allow? [y/n] "))
+        return answer if request.rule or not answer.remember else PermissionAnswer(True)
     return approve
 
 
-def headless_present(view: ConsoleView) -> Callable[[str], PlanReview]:
-    """Nobody can approve in -p: the plan is rejected, so the turn ends and nothing changes."""
+def interactive_present(view: ConsoleView, ask: Callable[[str], str],
+                        mode_after: Callable[[], str] = lambda: "build") -> Callable[[str], PlanReview]:
+    """Show the plan panel and read the review: y, e (accept edits), n, or feedback."""
     def present(plan: str) -> PlanReview:
-        view.notice("The plan cannot be approved in -p mode; the turn ends and nothing is changed.",
-                    style="yellow")
+        view.show_plan(plan)
+        mode = mode_after()
+        asks = ", which asks before each edit" if mode == "build" else ""
+        view.notice(f"y = approve and go on in {mode} mode{asks} · e = approve and accept edits "
+                    "(edit mode) · n = reject · or type feedback to keep planning", style="dim")
+        return PlanReview.from_answer(_answer(ask, "Approve this plan? [y/e/n] "))
+    return present
+
+
+def headless_present(view: ConsoleView, approve_plans: bool = False) -> Callable[[str], PlanReview]:
+    """Nobody can review in -p: the plan is rejected, so nothing changes, unless --approve-plan."""
+    def present(plan: str) -> PlanReview:
+        if approve_plans:
+            view.notice("Plan approved by --approve-plan.", style="yellow")
+            return PlanReview("approve")
+        view.notice("The plan cannot be approved in -p mode; the turn ends and nothing is changed "
+                    "(pass --approve-plan to approve it).", style="yellow")
         return PlanReview("reject")
     return present
 
 
-def headless_approve(view: ConsoleView) -> Callable[[str], bool]:
+def headless_approve(view: ConsoleView) -> Callable[[PermissionRequest], PermissionAnswer]:
     """Nobody can answer in -p: every permission question is answered no, and shown."""
-    def approve(question: str) -> bool:
-        view.notice(f"{question} → no (-p cannot ask; use --mode yolo to allow)", style="yellow")
-        return False
+    def approve(request: PermissionRequest) -> PermissionAnswer:
+        view.notice(f"{safe(request.reason)} → no (-p cannot ask; use --mode edit or yolo to allow)",
+                    style="yellow")
+        return PermissionAnswer(False)
     return approve

@@ -1,8 +1,13 @@
-"""What the user sees: streamed markdown, one line per tool call, the plan panel.
+"""What the user sees: streamed markdown, each tool call and its outcome, the plan panel.
 
-Everything here writes to one rich Console (stderr in headless mode, so stdout
-carries only the final answer). Whatever the model, a file or a command wrote
-is drawn through ui/safe_text.py, so it cannot redraw the screen.
+A tool call is drawn in the order things happen: `● Tool(args)` the moment it
+arrives, then (if the user must answer) what it will run or change and the
+question, then who allowed or denied it and why, then one line saying what it
+did: lines read, +a −b, matches, the exit code and the last lines of a
+command's output, or the error in red. Everything here writes to one rich
+Console (stderr in headless mode, so stdout carries only the final answer).
+Whatever the model, a file or a command wrote is drawn through ui/safe_text.py,
+so it cannot redraw the screen.
 """
 
 from __future__ import annotations
@@ -12,18 +17,29 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rich.console import Console
-from rich.live import Live
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
-from agent.events import Event, MemoryChanged, ModeChanged, Todo, TodosChanged, ToolDecision
+from agent.approval import PermissionRequest
+from agent.events import (Event, MemoryChanged, ModeChanged, Todo, TodosChanged, ToolDecision,
+                          ToolFinished, ToolRequested, ToolStarted)
+from ui.markdown_stream import MarkdownStream
+from ui.preview import render_preview
 from models.base import Notice
-from ui.safe_text import safe, safe_line, safe_markdown
+from ui.safe_text import reveal, safe, safe_line, safe_markdown
+from ui.ticker import Ticker
 
 ARGUMENT_WIDTH = 60
 REASONING_PREVIEW = 100
+TAIL_LINES = 5
+ERROR_LINES = 3
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 TODO_STYLES = {"completed": "dim", "in_progress": "bold yellow"}
+MAIN_ARGUMENT = {"Read": "file_path", "Write": "file_path", "Edit": "file_path", "Bash": "command",
+                 "Glob": "pattern", "Grep": "pattern"}
+RESULT = "  ⎿ "
+MORE = "    "
 
 
 def todo_line(todo: Todo) -> str:
@@ -31,45 +47,63 @@ def todo_line(todo: Todo) -> str:
     return f"{TODO_MARKS[todo.status]} {todo.shown}"
 
 
+def call_line(tool: str, args: dict[str, Any]) -> Text:
+    """`● Tool(args)`: the call as it arrived, its main argument in full for Bash."""
+    line = Text("● ", style="bold cyan")
+    line.append(safe(tool), style="bold")
+    key = MAIN_ARGUMENT.get(tool)
+    if key and isinstance(args.get(key), str):
+        shown = reveal(args[key]) if tool == "Bash" else safe(args[key])
+    else:
+        shown = _summarise(args)
+    line.append(f"({shown})", style="dim" if tool != "Bash" else "")
+    if tool == "ExitPlanMode":
+        line.append("  waiting for your review", style="magenta")
+    return line
+
+
+def output_tail(content: str, lines: int = TAIL_LINES) -> tuple[list[str], int]:
+    """A command's last output lines (without the exit-code line), and how many came before."""
+    body = content.splitlines()
+    if body and body[-1].startswith("[") and body[-1].endswith("]"):
+        body = body[:-1]
+    if body == ["(no output)"]:
+        body = []
+    return body[-lines:], max(len(body) - lines, 0)
+
+
 @dataclass
 class ConsoleView:
+    """The screen: one console, the streamed answer and the spinner."""
+
     console: Console
     stream_markdown: bool = True
     sandbox_status: Callable[[], str] = lambda: ""
-    _live: Live | None = None
-    _text: list[str] = field(default_factory=list)
+    ticker: Ticker = field(init=False)
+    _stream: MarkdownStream = field(init=False)
     _reasoning: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.ticker = Ticker(self.console)
+        self._stream = MarkdownStream(self.console)
+
+    def working(self) -> None:
+        """The model was asked: a spinner with the seconds until its first words."""
+        self.ticker.start("Working…")
+
     def on_text(self, piece: str) -> None:
-        """Show the model's text as it arrives, rendered as markdown (after its reasoning, collapsed)."""
+        """Show the model's text as it arrives, rendered as markdown, each block drawn once
+        (after its reasoning, collapsed)."""
+        self.ticker.stop()
         self._show_reasoning()
-        self._text.append(piece)
-        if not self.stream_markdown:
-            return
-        if self._live is None:
-            self._live = Live(console=self.console, refresh_per_second=12,
-                              vertical_overflow="visible")
-            self._live.start()
-        self._live.update(safe_markdown("".join(self._text)))
+        if self.stream_markdown:
+            self._stream.feed(piece)
 
     def on_reply_end(self) -> None:
+        """The reply is complete: what was still live is printed for good."""
+        self.ticker.stop()
         self._show_reasoning()
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
-        self._text.clear()
-
-    def show_decision(self, decision: ToolDecision) -> None:
-        """One line per tool call: the call, and who allowed or denied it."""
-        denied = decision.decision == "deny"
-        line = Text("✗ " if denied else "● ", style="bold red" if denied else "bold green")
-        line.append(safe(decision.tool), style="bold")
-        line.append(safe(f"({_summarise(decision.args)})"), style="dim")
-        if denied:
-            line.append(f"  denied by {'you' if decision.asked else decision.hook}", style="red")
-        else:
-            line.append("  allowed by you" if decision.asked else "  allowed", style="green")
-        self.console.print(line)
+        self._stream.finish()
 
     def on_event(self, event: Event) -> None:
         """Mode changes (with who caused them), todo lists, tool calls and memories, as they happen."""
@@ -81,21 +115,66 @@ class ConsoleView:
                 self.notice(status, style="dim")
         elif isinstance(event, TodosChanged):
             self.show_todos(event.new)
+        elif isinstance(event, ToolRequested):
+            self.ticker.stop()
+            self.console.print(call_line(event.tool, event.args))
+        elif isinstance(event, ToolStarted) and event.tool == "Bash":
+            self.ticker.start("Running…")
         elif isinstance(event, ToolDecision):
             self.show_decision(event)
+        elif isinstance(event, ToolFinished):
+            self.show_result(event)
         elif isinstance(event, MemoryChanged):
             self.notice(f"memory {event.action}: {event.name} ({event.type}) — {event.description}",
                         style="blue")
 
+    def show_decision(self, decision: ToolDecision) -> None:
+        """Who allowed or denied the call, and for a denial the reason the model is told."""
+        if decision.decision == "deny":
+            who = "you" if decision.asked else decision.hook
+            self.console.print(Text(f"{RESULT}denied by {who}", style="bold red"))
+            self.console.print(Padding(Text(safe(decision.reason), style="red"), (0, 0, 0, len(MORE))))
+            return
+        if decision.asked:
+            self.console.print(Text(f"{RESULT}allowed by you", style="green"))
+        elif decision.hook == "session-rule":
+            self.console.print(Text(f"{RESULT}allowed by {safe(decision.reason)}", style="green"))
+
+    def show_result(self, finished: ToolFinished) -> None:
+        """One line for what the call did; a command's last lines; an error in red."""
+        self.ticker.stop()
+        style = "red" if finished.is_error else "dim"
+        if finished.tool == "Bash":
+            tail, before = output_tail(finished.content)
+            if before:
+                self.console.print(Text(f"{MORE}… {before} earlier lines (/last shows all)", style="dim"))
+            for line in tail:
+                self.console.print(Text(MORE + safe(line), style="dim"), overflow="ellipsis",
+                                   no_wrap=True)
+        if finished.is_error and finished.tool != "Bash":
+            lines = safe(finished.content).splitlines() or [""]
+            text = "\n".join(lines[:ERROR_LINES]) + ("\n…" if len(lines) > ERROR_LINES else "")
+            self.console.print(Text(RESULT + text.replace("\n", "\n" + MORE), style="red"))
+        elif finished.summary:
+            self.console.print(Text(RESULT + safe(finished.summary), style=style))
+
+    def show_request(self, request: PermissionRequest) -> None:
+        """What a call will run or change, and why the user is asked, before the question."""
+        if request.preview is not None:
+            self.console.print(Panel(render_preview(request.preview), border_style="yellow",
+                                     expand=False, padding=(0, 1)))
+        self.console.print(Text(safe(request.reason), style="yellow"))
+
     def show_todos(self, todos: tuple[Todo, ...]) -> None:
+        """The todo list, one line per item."""
         if not todos:
             self.notice("Todo list is empty.", style="dim")
         for todo in todos:
             self.console.print(safe_line(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
 
     def show_plan(self, plan: str) -> None:
-        self.console.print(Panel(safe_markdown(plan), title="Plan for approval", border_style="magenta",
-                                 subtitle="y = approve · n = reject · anything else = feedback"))
+        """The plan for review, in a panel."""
+        self.console.print(Panel(safe_markdown(plan), title="Plan for approval", border_style="magenta"))
 
     def model_notice(self, notice: Notice) -> None:
         """A retry or an adaptation the model client made on its own, as one dim line."""
@@ -125,7 +204,6 @@ class ConsoleView:
 def _summarise(args: dict[str, Any]) -> str:
     parts = []
     for key, value in args.items():
-        shown = value if isinstance(value, str) else json.dumps(value)
-        shown = shown.replace("\n", "⏎")
+        shown = safe(value if isinstance(value, str) else json.dumps(value)).replace("\n", "⏎")
         parts.append(f"{key}={shown[:ARGUMENT_WIDTH]}{'…' if len(shown) > ARGUMENT_WIDTH else ''}")
     return ", ".join(parts)

@@ -16,12 +16,14 @@ from session.store import StoreUnavailable
 from state import MODE_CYCLE
 from ui.console import todo_line
 from ui.memory_command import edit_memory, list_memories, memory_folder
+from ui.safe_text import safe
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
   /mode NAME     switch mode: plan, build, edit or yolo (leaving plan mode this way is allowed)
   /todos         show the todo list
-  /trace         show mode changes and hook decisions of this session
+  /trace         show mode changes and hook decisions of this session, with the reasons
+  /last          show the whole output of the latest command
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
   /memory [NAME] list this workspace's memories, or open one in $EDITOR
@@ -58,6 +60,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return SlashOutcome("\n".join(lines) or "The todo list is empty.")
     if name == "/trace":
         return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
+    if name == "/last":
+        return SlashOutcome(safe(session.last_command_output()) or "No command has run yet.")
     if name == "/compact":
         return _compact(session)
     if name == "/resume":

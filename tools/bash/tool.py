@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from state import AppState
-from tools.base import Tool, ToolResult, error, object_schema
+from tools.base import Tool, ToolResult, object_schema
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.launch import plan_mode_launch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.judgement import Judgement
+from tools.preview import command_preview
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -71,13 +72,15 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
                 object_schema({"command": {"type": "string"}},
                               {"timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT,
                                            "description": "Seconds (default 120)."}}),
-                run, judge=judge)
+                run, judge=judge, preview=command_preview)
 
 
 def _result(outcome: Outcome, timeout: int) -> ToolResult:
     if outcome.timed_out:
-        return error(f"The command timed out after {timeout} s and was stopped.\n{outcome.text}")
+        return ToolResult(f"The command timed out after {timeout} s and was stopped.\n{outcome.text}",
+                          is_error=True, summary=f"timed out after {timeout} s")
     if outcome.flooded:
-        return error(f"{outcome.text}\n[stopped: it printed more than {FLOOD_LIMIT // 1_000_000} MB]")
-    return ToolResult(f"{outcome.text}\n[exit code {outcome.returncode}]",
-                      is_error=outcome.returncode != 0)
+        limit = f"stopped: it printed more than {FLOOD_LIMIT // 1_000_000} MB"
+        return ToolResult(f"{outcome.text}\n[{limit}]", is_error=True, summary=limit)
+    status = f"exit code {outcome.returncode}"
+    return ToolResult(f"{outcome.text}\n[{status}]", is_error=outcome.returncode != 0, summary=status)

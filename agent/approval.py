@@ -1,0 +1,43 @@
+"""A permission question and its answer: what the core hands the injected `approve` callback.
+
+The executor builds a PermissionRequest when an ask hook wants the user: the
+tool, its arguments, the hook's reason, the preview of what will run or change
+(tools/preview.py), and the "don't ask again" rule a yes may add. The UI shows
+it and answers with a PermissionAnswer. The core stays UI-free: these are data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+from hooks.session_rules import AllowRule
+from tools.preview import Preview
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """One call waiting for the user: what it is, why they are asked, what it will do."""
+
+    tool: str
+    args: dict[str, Any]
+    reason: str
+    preview: Preview | None = None
+    rule: AllowRule | None = None
+
+
+@dataclass(frozen=True)
+class PermissionAnswer:
+    """Yes or no; a yes may remember its rule for the session, a no may carry feedback."""
+
+    allow: bool
+    remember: bool = False
+    feedback: str = ""
+
+
+Approve = Callable[[PermissionRequest], Union[PermissionAnswer, bool]]
+
+
+def as_answer(answer: PermissionAnswer | bool) -> PermissionAnswer:
+    """A plain True or False (what simple callers return) as an answer."""
+    return answer if isinstance(answer, PermissionAnswer) else PermissionAnswer(bool(answer))

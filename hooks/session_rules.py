@@ -1,0 +1,84 @@
+""""Yes, and don't ask again this session": the allow rules a user adds by answering.
+
+A rule names a tool (every Write), or for Bash a command prefix (`git commit`).
+Rules are consulted only when an ask hook asks, never before the deny hooks, so
+no rule can let a call through while planning (failure mode 3 in DESIGN.md):
+the plan-mode guard denies first, and a denial is final.
+
+A prefix rule matches a simple command only: `git commit -m x`, not
+`git commit; rm -rf x`. Anything with shell syntax that chains, substitutes or
+redirects is asked again, so a prefix can never hide a second command.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+SHELL_SYNTAX = re.compile(r"[;&|`$<>(){}\n\r\\*?~#!]|\[")
+TWO_WORD_PROGRAMS = {"git", "npm", "pnpm", "yarn", "cargo", "pip", "pip3", "uv", "poetry", "docker",
+                     "kubectl", "go", "make", "python", "python3", "dotnet", "gh", "bundle", "rails"}
+
+
+@dataclass(frozen=True)
+class AllowRule:
+    """Allow every call of `tool`, or for Bash every simple command starting with `prefix`."""
+
+    tool: str
+    prefix: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The rule as the user reads it: `Write`, or `Bash(git commit …)`."""
+        return f"{self.tool}({' '.join(self.prefix)} …)" if self.prefix else self.tool
+
+    def matches(self, tool: str, args: dict[str, Any]) -> bool:
+        """Does this rule cover this call?"""
+        if tool != self.tool:
+            return False
+        if not self.prefix:
+            return True
+        words = simple_words(str(args.get("command", "")))
+        return words is not None and tuple(words[:len(self.prefix)]) == self.prefix
+
+
+def simple_words(command: str) -> list[str] | None:
+    """The words of a command with no shell syntax beyond quoting, else None."""
+    if SHELL_SYNTAX.search(command):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or "=" in words[0]:
+        return None
+    return words
+
+
+def offered_rule(tool: str, args: dict[str, Any]) -> AllowRule | None:
+    """The rule a "don't ask again" answer would add for this call, or None if none is safe."""
+    if tool != "Bash":
+        return AllowRule(tool)
+    words = simple_words(str(args.get("command", "")))
+    if not words:
+        return None
+    size = 2 if words[0] in TWO_WORD_PROGRAMS and len(words) > 1 and not words[1].startswith("-") else 1
+    return AllowRule(tool, tuple(words[:size]))
+
+
+@dataclass
+class SessionRules:
+    """The rules added this session, newest last."""
+
+    rules: list[AllowRule] = field(default_factory=list)
+
+    def add(self, rule: AllowRule) -> None:
+        """Remember a rule (once)."""
+        if rule not in self.rules:
+            self.rules.append(rule)
+
+    def matching(self, tool: str, args: dict[str, Any]) -> AllowRule | None:
+        """The first rule that covers this call, if any."""
+        return next((rule for rule in self.rules if rule.matches(tool, args)), None)

@@ -1,0 +1,119 @@
+"""The screen as a person reads it, in a pseudo-terminal and in tmux: what is shown before a
+question, failures in red with their text, and one copy of a long answer in the scrollback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fake_chat_server import FakeChatServer
+from tests.terminal import ROOT, Terminal
+
+OLD = "def greet():\n    return 'hi'\n\nprint(greet())\n"
+EDIT = {"name": "Edit", "arguments": {"file_path": "app.py", "old_string": "    return 'hi'",
+                                      "new_string": "    return 'hello'"}}
+
+
+def script(tmp_path: Path, *turns: dict) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"turns": list(turns)}))
+    return str(path)
+
+
+def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_path):
+    (workspace / "app.py").write_text(OLD)
+    terminal = Terminal.start(workspace, "--script", script(
+        tmp_path, {"tool_calls": [EDIT]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "touch made.txt"}}]},
+        {"text": "all done"}))
+    try:
+        terminal.expect("›")
+        terminal.sendline("greet louder")
+        for shown in ["● Edit(app.py)", "app.py", "-    return 'hi'", "+    return 'hello'",
+                      "Allow it in build mode", r"Allow? [y/n]"]:
+            terminal.expect_text(shown)
+        terminal.sendline("y")
+        terminal.expect_text("Edited app.py: +1 −1")
+        for shown in ["● Bash(touch made.txt)", "touch made.txt", "Allow it in build mode",
+                      "don't ask again for Bash(touch …)", r"Allow? [y/n]"]:
+            terminal.expect_text(shown)
+        assert not (workspace / "made.txt").exists()
+        terminal.sendline("n")
+        terminal.expect_text("denied by you")
+        terminal.expect_text("all done")
+        assert (workspace / "app.py").read_text() == OLD.replace("'hi'", "'hello'")
+    finally:
+        terminal.close()
+
+
+def test_failures_are_red_with_their_text(workspace, tmp_path):
+    terminal = Terminal.start(workspace, "--mode", "yolo", "--script", script(
+        tmp_path, {"tool_calls": [{"name": "Read", "arguments": {"file_path": "missing.txt"}},
+                                  {"name": "Bash", "arguments": {"command": "echo last words; exit 3"}}]},
+        {"text": "all done"}))
+    try:
+        terminal.expect("›")
+        terminal.sendline("go")
+        terminal.expect(r"\x1b\[31m[^\x1b]*Cannot read missing.txt")
+        terminal.expect_text("last words")
+        terminal.expect(r"\x1b\[31m[^\x1b]*exit code 3")
+        terminal.expect_text("all done")
+    finally:
+        terminal.close()
+
+
+def long_answer(sections: int = 7) -> str:
+    """About 150 lines of markdown, with a heading that appears once."""
+    parts = ["# The Only Heading", ""]
+    for n in range(1, sections + 1):
+        parts += [f"## Part {n}", "", f"Prose for part {n} with **bold** words.", "",
+                  "- one", "- two", "- three", "", "```python", f"def part_{n}():", "    return 1",
+                  "```", "", "| a | b |", "|---|---|", f"| {n} | x |", "", "---", ""]
+    return "\n".join(parts + ["The answer ends here."]) + "\n"
+
+
+def tmux(socket: str, *args: str) -> str:
+    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def wait_for(socket: str, text: str, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        screen = tmux(socket, "capture-pane", "-p", "-J", "-S", "-", "-t", "main")
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+@pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+def test_a_long_answer_leaves_one_copy_in_the_scrollback(workspace, tmp_path):
+    answer = long_answer()
+    assert len(answer.splitlines()) > 100
+    server = FakeChatServer()
+    url = server.start()
+    server.reply_text(*re.findall(r"\S+\s*|\s+", answer), pace=0.004)
+    socket = f"stepagent-test-{tmp_path.name}"
+    config = tmp_path / "tmux.conf"
+    config.write_text("set -g history-limit 50000\n")
+    command = (f"cd {workspace} && STEPAGENT_HOME={tmp_path / 'home'} TERM=xterm-256color "
+               f"OPENAI_API_KEY=k OPENAI_BASE_URL={url} {sys.executable} {ROOT / 'index.py'}")
+    tmux(socket, "-f", str(config), "new-session", "-d", "-s", "main", "-x", "100", "-y", "30", command)
+    try:
+        wait_for(socket, "›")
+        tmux(socket, "send-keys", "-t", "main", "explain", "Enter")
+        wait_for(socket, "The answer ends here.")
+        screen = wait_for(socket, "mode: build")
+        assert screen.count("The Only Heading") == 1, screen
+        assert screen.count("Part 3") == 1 and screen.count("def part_7") == 1
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        server.stop()

@@ -1,0 +1,133 @@
+"""The screen, read from a recording console: what is shown before a question, and how results look."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from hypothesis import given, settings, strategies as st
+from rich.console import Console
+
+from agent.approval import PermissionRequest
+from agent.events import ToolDecision, ToolFinished, ToolRequested
+from hooks.session_rules import AllowRule
+from tools.preview import command_preview, diff_preview
+from ui.callbacks import interactive_approve, interactive_present
+from ui.console import ConsoleView
+from ui.markdown_stream import MarkdownStream
+from ui.safe_text import safe_markdown
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def screen(width: int = 100) -> tuple[ConsoleView, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=True, color_system="standard")
+    return ConsoleView(console), out
+
+
+def plain(out: io.StringIO) -> str:
+    return ANSI.sub("", out.getvalue())
+
+
+def test_the_diff_and_the_reason_are_on_screen_when_the_question_is_asked():
+    view, out = screen()
+    on_screen_at_question: list[str] = []
+
+    def ask(question: str) -> str:
+        on_screen_at_question.append(plain(out))
+        return "y"
+
+    request = PermissionRequest("Edit", {"file_path": "app.py"}, "Edit can change the system. Allow?",
+                                diff_preview("a\nold\nc\n", "a\nnew\nc\n", "app.py"), AllowRule("Edit"))
+    answer = interactive_approve(view, ask)(request)
+    shown = on_screen_at_question[0]
+    assert answer.allow and not answer.remember
+    assert "app.py" in shown and "-old" in shown and "+new" in shown
+    assert shown.index("-old") < shown.index("Edit can change the system")
+    assert "don't ask again for Edit" in shown
+
+
+def test_the_command_is_on_screen_with_hidden_characters_revealed():
+    view, out = screen()
+    seen: list[str] = []
+    request = PermissionRequest("Bash", {"command": "rm -rf x\u200b"}, "Allow it?",
+                                command_preview({"command": "rm -rf x\u200b"}), None)
+    answer = interactive_approve(view, lambda q: seen.append(plain(out)) or "a")(request)
+    assert "rm -rf x\\u200b" in seen[0]
+    assert answer.allow and not answer.remember, "no rule is offered, so nothing is remembered"
+
+
+def test_feedback_at_the_permission_question_is_a_no_with_the_text():
+    view, _ = screen()
+    request = PermissionRequest("Bash", {"command": "make"}, "Allow?", None, AllowRule("Bash", ("make",)))
+    answer = interactive_approve(view, lambda q: "run the tests first")(request)
+    assert not answer.allow and answer.feedback == "run the tests first"
+
+
+def test_the_question_lines_keep_allow_and_approve():
+    view, _ = screen()
+    asked: list[str] = []
+    interactive_approve(view, lambda q: asked.append(q) or "n")(
+        PermissionRequest("Write", {}, "r", None, None))
+    interactive_present(view, lambda q: asked.append(q) or "n")("the plan")
+    assert "Allow" in asked[0] and "Approve" in asked[1]
+
+
+def test_a_failure_is_red_with_its_text_and_a_denial_shows_its_reason():
+    view, out = screen()
+    view.on_event(ToolRequested("Read", {"file_path": "missing.txt"}))
+    view.on_event(ToolDecision("Read", {}, "allow"))
+    view.on_event(ToolFinished("Read", {}, "", "Cannot read missing.txt: No such file.", True))
+    view.on_event(ToolRequested("Write", {"file_path": "a.txt"}))
+    view.on_event(ToolDecision("Write", {}, "deny", "plan-mode-guard",
+                               "Denied by plan-mode-guard (rule: writes; unsafe token: 'Write')."))
+    raw = out.getvalue()
+    assert re.search(r"\x1b\[31m[^\x1b]*Cannot read missing.txt", raw)
+    assert "denied by plan-mode-guard" in plain(out) and "unsafe token: 'Write'" in plain(out)
+    assert "allowed" not in plain(out)
+
+
+def test_a_command_shows_its_last_lines_and_its_exit_code():
+    view, out = screen()
+    output = "\n".join(str(n) for n in range(1, 21)) + "\n[exit code 3]"
+    view.on_event(ToolFinished("Bash", {"command": "x"}, "exit code 3", output, True))
+    text = plain(out)
+    assert "15 earlier lines" in text and "16\n" in text and "20\n" in text and "\n    15\n" not in text
+    assert re.search(r"\x1b\[31m[^\x1b]*exit code 3", out.getvalue())
+
+
+def test_exit_plan_mode_waits_for_review_and_is_never_shown_allowed():
+    view, out = screen()
+    view.on_event(ToolRequested("ExitPlanMode", {"plan": "p"}))
+    view.on_event(ToolDecision("ExitPlanMode", {"plan": "p"}, "allow"))
+    assert "waiting for your review" in plain(out) and "allowed" not in plain(out)
+
+
+def rendered_at_once(text: str) -> str:
+    console = Console(file=io.StringIO(), width=70, color_system=None)
+    console.print(safe_markdown(text))
+    return console.file.getvalue()
+
+
+def rendered_streamed(text: str, pieces: list[str]) -> str:
+    console = Console(file=io.StringIO(), width=70, color_system=None)
+    stream = MarkdownStream(console)
+    for piece in pieces:
+        stream.feed(piece)
+    stream.finish()
+    return console.file.getvalue()
+
+
+BLOCKS = ["# Title", "## Section", "A paragraph with **bold** and `code`.\nSecond line.",
+          "- one\n- two\n  - nested", "1. first\n2. second", "```python\ndef f():\n\n    return 1\n```",
+          "> quoted\n> text", "| a | b |\n|---|---|\n| 1 | 2 |", "---", "Closing words.",
+          "    indented code", "Setext heading\n---"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=8), st.integers(1, 12))
+def test_streamed_markdown_prints_what_the_whole_answer_renders(blocks, size):
+    text = "\n\n".join(blocks) + "\n"
+    pieces = [text[i:i + size] for i in range(0, len(text), size)]
+    assert rendered_streamed(text, pieces) == rendered_at_once(text)

@@ -1,0 +1,79 @@
+"""What a call will do, shown to the user before they are asked (failure mode 12: blind approval).
+
+UI-free data: the command a Bash call will run, the unified diff an Edit will
+make, the content (or the diff against the existing file) a Write will leave.
+The console draws it (ui/preview.py); the core only computes it. A preview
+never changes anything: it reads the file the call names, nothing else.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from tools.paths import resolve, shown
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What will run or change: a command, a unified diff, or a new file's content."""
+
+    kind: Literal["command", "diff", "content"]
+    text: str
+    path: str = ""
+    added: int = 0
+    removed: int = 0
+    note: str = ""
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    """A unified diff of two texts, with three lines of context."""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 f"a/{name}", f"b/{name}", n=3)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def diff_preview(before: str, after: str, name: str) -> Preview:
+    """The diff between two versions of a file, with its line counts."""
+    diff = unified_diff(before, after, name)
+    body = [line for line in diff.splitlines() if not line.startswith(("+++", "---"))]
+    return Preview("diff", diff, name, sum(line.startswith("+") for line in body),
+                   sum(line.startswith("-") for line in body))
+
+
+def _current_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def edit_preview(workspace: Path, args: dict[str, Any]) -> Preview:
+    """The diff an Edit will make; the bare old→new diff when the file or the text is missing."""
+    path = resolve(workspace, args["file_path"])
+    name = shown(workspace, path)
+    old, new = args["old_string"], args["new_string"]
+    text = _current_text(path)
+    if text is None or not old or old not in text:
+        problem = "cannot be read" if text is None else "does not contain old_string"
+        return replace(diff_preview(old, new, name), note=f"{name} {problem}: this edit will fail")
+    after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+    return diff_preview(text, after, name)
+
+
+def write_preview(workspace: Path, args: dict[str, Any]) -> Preview:
+    """A new file's content, or the diff against the file the Write replaces."""
+    path = resolve(workspace, args["file_path"])
+    name = shown(workspace, path)
+    text = _current_text(path) if path.is_file() else None
+    if text is None:
+        content = args["content"]
+        return Preview("content", content, name, added=len(content.splitlines()))
+    return diff_preview(text, args["content"], name)
+
+
+def command_preview(args: dict[str, Any]) -> Preview:
+    """The command exactly as bash will get it."""
+    return Preview("command", args["command"])

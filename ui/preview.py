@@ -1,0 +1,64 @@
+"""Drawing a call's preview before the permission question: the command, the diff, the content.
+
+The core computes the preview (tools/preview.py); this draws it: a command
+syntax-highlighted with every invisible character revealed, a unified diff in
+red and green, a new file's content highlighted by its extension. Long ones are
+shortened, and say how many lines are hidden. Everything passes `safe` first:
+the text came from the model.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from tools.preview import Preview
+from ui.safe_text import reveal, safe
+
+MAX_LINES = 40
+DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def shortened(text: str, max_lines: int) -> tuple[str, int]:
+    """The first `max_lines` lines of `text`, and how many were left out."""
+    lines = text.splitlines()
+    return "\n".join(lines[:max_lines]), max(len(lines) - max_lines, 0)
+
+
+def hidden_note(hidden: int) -> Text:
+    """The line that says how much of a preview is not shown."""
+    return Text(f"… {hidden} more line{'s' if hidden != 1 else ''} not shown", style="dim italic")
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff coloured by line (additions green, removals red, hunks cyan), file names left out."""
+    text = Text()
+    for line in diff.splitlines():
+        if not line.startswith(("+++ ", "--- ")):
+            text.append(line + "\n", style=DIFF_STYLES.get(line[:1], ""))
+    text.rstrip()
+    return text
+
+
+def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableType:
+    """The preview as the user sees it above the question."""
+    if preview.kind == "command":
+        return Syntax(reveal(preview.text), "bash", theme="ansi_dark", word_wrap=True,
+                      background_color="default")
+    body, hidden = shortened(safe(preview.text), max_lines)
+    if preview.kind == "diff":
+        title = Text.assemble((safe(preview.path), "bold"), "  ", (f"+{preview.added}", "green"),
+                              " ", (f"−{preview.removed}", "red"))
+        shown: RenderableType = diff_text(body) if body else Text("(no change)", style="dim")
+    else:
+        title = Text.assemble((safe(preview.path), "bold"),
+                              (f"  new file, {preview.added} lines", "green"))
+        shown = Syntax(body, Syntax.guess_lexer(preview.path, body), theme="ansi_dark",
+                       line_numbers=True, word_wrap=True, background_color="default")
+    parts: list[RenderableType] = [title, shown]
+    if preview.note:
+        parts.insert(1, Text(safe(preview.note), style="bold red"))
+    if hidden:
+        parts.append(hidden_note(hidden))
+    return Group(*parts)

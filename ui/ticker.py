@@ -1,0 +1,52 @@
+"""A spinner with the seconds elapsed, for a model at work or a command running.
+
+It lives in a transient area at the bottom of the screen and is erased when it
+stops, so it never lands in the scrollback. Only one runs at a time, and never
+while a question is on the screen.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.text import Text
+
+
+@dataclass
+class Elapsed:
+    """A spinner and a label with the seconds since it started, recomputed at each refresh."""
+
+    label: str
+    started: float = field(default_factory=time.monotonic)
+    spinner: Spinner = field(default_factory=lambda: Spinner("dots", style="cyan"))
+
+    def __rich__(self) -> RenderableType:
+        seconds = time.monotonic() - self.started
+        self.spinner.update(text=Text(f" {self.label} {seconds:.0f}s  (Ctrl-C to stop)", style="dim"))
+        return self.spinner
+
+
+@dataclass
+class Ticker:
+    """Start and stop the one live spinner; does nothing when the console is not a terminal."""
+
+    console: Console
+    _live: Live | None = None
+
+    def start(self, label: str) -> None:
+        """Show `label` with a spinner and a running count of seconds."""
+        self.stop()
+        if not self.console.is_terminal:
+            return
+        self._live = Live(Elapsed(label), console=self.console, refresh_per_second=8, transient=True)
+        self._live.start()
+
+    def stop(self) -> None:
+        """Erase the spinner, if one is running."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
