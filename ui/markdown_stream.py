@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.segment import Segment
 
 from ui.safe_text import safe_markdown
+from ui.uninterrupted import uninterrupted
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 LIST_ITEM = re.compile(r"^ {0,3}([-*+]|\d{1,9}[.)])(\s|$)")
@@ -92,15 +93,18 @@ class MarkdownStream:
         self._printed = len(self._text) - len(tail)
         self._tail.text = tail
         if self._live is None and self.console.is_terminal and tail.strip():
-            self._live = Live(self._tail, console=self.console, refresh_per_second=10,
-                              transient=True, vertical_overflow="crop")
-            self._live.start()
+            with uninterrupted():
+                live = Live(self._tail, console=self.console, refresh_per_second=10,
+                            transient=True, vertical_overflow="crop")
+                live.start()
+                self._live = live
 
     def finish(self) -> None:
         """The reply ended: print what was live, once, for good."""
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        with uninterrupted():
+            live, self._live = self._live, None
+            if live is not None:
+                live.stop()
         rest = self._text[self._printed:].strip("\n")
         if rest:
             self._print_block(rest)

@@ -15,6 +15,8 @@ from rich.live import Live
 from rich.spinner import Spinner
 from rich.text import Text
 
+from ui.uninterrupted import uninterrupted
+
 
 @dataclass
 class Elapsed:
@@ -42,11 +44,14 @@ class Ticker:
         self.stop()
         if not self.console.is_terminal:
             return
-        self._live = Live(Elapsed(label), console=self.console, refresh_per_second=8, transient=True)
-        self._live.start()
+        with uninterrupted():
+            live = Live(Elapsed(label), console=self.console, refresh_per_second=8, transient=True)
+            live.start()
+            self._live = live
 
     def stop(self) -> None:
         """Erase the spinner, if one is running."""
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        with uninterrupted():
+            live, self._live = self._live, None
+            if live is not None:
+                live.stop()
