@@ -54,7 +54,7 @@ def test_the_command_is_on_screen_with_hidden_characters_revealed():
     request = PermissionRequest("Bash", {"command": "rm -rf x\u200b"}, "Allow it?",
                                 command_preview({"command": "rm -rf x\u200b"}), None)
     answer = interactive_approve(view, lambda q: seen.append(plain(out)) or "a")(request)
-    assert "rm -rf x\\u200b" in seen[0]
+    assert "rm -rf x\\u200b" in seen[0] and "invisible characters" in seen[0]
     assert answer.allow and not answer.remember, "no rule is offered, so nothing is remembered"
 
 

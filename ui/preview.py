@@ -14,7 +14,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from tools.preview import Preview
-from ui.safe_text import reveal, safe
+from ui.safe_text import invisible_warning, reveal, safe
 
 MAX_LINES = 40
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
@@ -44,8 +44,10 @@ def diff_text(diff: str) -> Text:
 def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableType:
     """The preview as the user sees it above the question."""
     if preview.kind == "command":
-        return Syntax(reveal(preview.text), "bash", theme="ansi_dark", word_wrap=True,
-                      background_color="default")
+        command = Syntax(reveal(preview.text), "bash", theme="ansi_dark", word_wrap=True,
+                         background_color="default")
+        warning = invisible_warning(preview.text)
+        return Group(Text(warning, style="bold red"), command) if warning else command
     body, hidden = shortened(safe(preview.text), max_lines)
     if preview.kind == "diff":
         title = Text.assemble((safe(preview.path), "bold"), "  ", (f"+{preview.added}", "green"),
