@@ -26,6 +26,7 @@ from models.endpoint import is_local
 from models.scripted import load_script
 from session.journal import Journal
 from session.live import Session
+from session.lock import SessionLock
 from session.store import default_home
 from state import MODE_CYCLE, AppState
 from tools.bash.sandbox.status import detect_layers, layer_rows, sandbox_status
@@ -123,21 +124,22 @@ def main(argv: list[str] | None = None) -> int:
     show_model_notices(model, view)
     state = AppState()
     state.events.subscribe(view.on_event)
+    confirm = None
     if headless:
         present, approve = callbacks.headless_present(view), callbacks.headless_approve(view)
     else:
         from prompt_toolkit import prompt as ask
 
         present = callbacks.interactive_present(view, ask, lambda: state.permission_mode.value)
-        approve = callbacks.interactive_approve(view, ask)
+        approve, confirm = callbacks.interactive_approve(view, ask), callbacks.interactive_confirm(ask)
     agent = assemble(workspace, state, model, present, approve,
                      compact_after_tokens=(args.context_window, args.compact_at), home=default_home())
     agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
     agent.preparers.append(lambda _agent: view.working())
-    journal = Journal(store, state, workspace, view.error)
+    journal = Journal(store, state, workspace, view.error, SessionLock(default_home() / "locks"))
     state.events.subscribe(journal.on_event)
     session = Session(agent, journal)
-    failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view)
+    failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
     if failed is not None:
         return failed
     if args.mode:
@@ -151,5 +153,19 @@ def main(argv: list[str] | None = None) -> int:
     return run_repl(session, view, history_at(default_home() / "history"), model.name)
 
 
+def run_guarded(argv: list[str] | None = None) -> int:
+    """main() behind the last guard: an error nothing else caught is one line and exit code 1
+    (STEPAGENT_DEBUG=1 shows the traceback instead)."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as failure:
+        if os.environ.get("STEPAGENT_DEBUG"):
+            raise
+        print(f"stepagent: internal error: {type(failure).__name__}: {failure}", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_guarded())

@@ -21,8 +21,9 @@ from typing import Any, Callable
 
 from agent.events import (Compacted, Event, MemoryChanged, MessageAdded, ModeChanged, Todo,
                           TodosChanged, ToolDecision, ToolStarted)
+from session.lock import SessionLock
 from session.store import SessionStore, StoreUnavailable
-from state import AppState
+from state import AppState, PermissionMode
 
 NOT_STARTED = "Not run: the session ended before this call started."
 RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "
@@ -57,8 +58,17 @@ class Journal:
     state: AppState
     workspace: Path
     warn: Callable[[str], None]
+    lock: SessionLock | None = None
     audit: list[dict[str, Any]] = field(default_factory=list)
     _created: set[str] = field(default_factory=set)
+
+    def claim(self, session_id: str) -> bool:
+        """Become the one writer of `session_id`; False if another process writes it."""
+        return self.lock is None or self.lock.hold(session_id)
+
+    def leave_store(self) -> None:
+        """Write nothing more to the store (it is damaged): the session goes on in memory."""
+        self.store = None
 
     def on_event(self, event: Event) -> None:
         entry = entry_for(event)
@@ -72,6 +82,7 @@ class Journal:
         session_id = self.state.session_id
         try:
             if session_id not in self._created:
+                self.claim(session_id)
                 self.store.create_session(session_id, self.workspace)
                 self._created.add(session_id)
             self.store.append(session_id, kind, payload)
@@ -97,22 +108,37 @@ class Restored:
         return RESULT_LOST if call_id in self.started else NOT_STARTED
 
 
+def _message(payload: Any) -> dict[str, Any]:
+    """A stored message, checked for what resuming relies on: a role, and an id on each call."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("role"), str):
+        raise TypeError("a message role")
+    if not all(isinstance(call, dict) and isinstance(call.get("id"), str)
+               for call in payload.get("tool_calls") or []):
+        raise TypeError("a tool call id")
+    return payload
+
+
 def read_session(store: SessionStore, session_id: str) -> Restored:
+    """Replay a session's entries; StoreUnavailable if they do not make a session."""
     messages: list[dict[str, Any]] = []
     plan_mode, permission_mode = False, "build"
     audit: list[dict[str, Any]] = []
     started: set[str] = set()
-    for entry in store.entries(session_id):
-        if entry.kind == "started":
-            started.add(entry.payload["tool_call_id"])
-        elif entry.kind == "message":
-            messages.append(entry.payload)
-        elif entry.kind == "compaction":
-            messages = list(entry.payload["messages"])
-        elif entry.kind in {"mode", "hook"}:
-            audit.append({"kind": entry.kind, **entry.payload})
-            if entry.kind == "mode":
-                plan_mode = entry.payload["plan_mode"]
-                permission_mode = entry.payload["permission_mode"]
+    try:
+        for entry in store.entries(session_id):
+            if entry.kind == "started":
+                started.add(entry.payload["tool_call_id"])
+            elif entry.kind == "message":
+                messages.append(_message(entry.payload))
+            elif entry.kind == "compaction":
+                messages = [_message(message) for message in entry.payload["messages"]]
+            elif entry.kind in {"mode", "hook"}:
+                audit.append({"kind": entry.kind, **entry.payload})
+                if entry.kind == "mode":
+                    plan_mode = bool(entry.payload["plan_mode"])
+                    permission_mode = PermissionMode(entry.payload["permission_mode"]).value
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreUnavailable(f"session {session_id} in {store.path} is damaged "
+                               f"(an entry lacks {exc})") from None
     return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit,
                     started)

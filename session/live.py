@@ -1,7 +1,9 @@
 """A running session: the agent, its journal and the store, as the REPL commands see them.
 
 /compact, /resume, /trace and /todos act on this object; the core stays free of
-UI, and the REPL stays free of storage details.
+UI, and the REPL stays free of storage details. A session has one writer: resume
+claims it through the journal's lock, and a session another process holds can
+be forked (a new session with a copy of its history) instead.
 """
 
 from __future__ import annotations
@@ -14,7 +16,19 @@ from agent.loop import Agent
 from session.compaction import compact
 from session.journal import Journal, read_session
 from session.store import SessionInfo, SessionStore, StoreUnavailable
-from state import PermissionMode
+from state import PermissionMode, new_session_id
+
+
+class NoSuchSession(StoreUnavailable):
+    """The store has no session with that id."""
+
+
+class SessionBusy(Exception):
+    """Another stepagent process is writing this session."""
+
+    def __init__(self, session_id: str):
+        super().__init__(f"session {session_id} is open in another stepagent process")
+        self.session_id = session_id
 
 
 @dataclass
@@ -41,8 +55,10 @@ class Session:
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
         if not self.store.exists(session_id):
-            raise StoreUnavailable(f"no session {session_id} in {self.store.path}")
+            raise NoSuchSession(f"no session {session_id} in {self.store.path}")
         restored = read_session(self.store, session_id)
+        if not self.journal.claim(session_id):
+            raise SessionBusy(session_id)
         state = self.agent.state
         state.resume_session(restored.session_id)
         self.journal.audit[:] = restored.audit
@@ -66,6 +82,21 @@ class Session:
         results = [m["content"] for m in self.agent.messages
                    if m["role"] == "tool" and m["tool_call_id"] in bash_ids]
         return results[-1] if results else ""
+
+    def fork(self, session_id: str) -> str:
+        """Copy a stored session into a new one and resume that; returns the new id."""
+        if self.store is None:
+            raise StoreUnavailable("the session store is not available")
+        if not self.store.exists(session_id):
+            raise NoSuchSession(f"no session {session_id} in {self.store.path}")
+        fork_id = new_session_id()
+        self.store.copy_session(session_id, fork_id, self.agent.workspace)
+        self.resume(fork_id)
+        return fork_id
+
+    def leave_store(self) -> None:
+        """Go on in memory: the store is damaged, and what it holds is left as it is."""
+        self.journal.leave_store()
 
     def trace(self) -> list[str]:
         lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "

@@ -128,7 +128,21 @@ class SessionStore:
     def entries(self, session_id: str) -> list[Entry]:
         rows = self._read("SELECT seq, kind, payload FROM entries WHERE session_id = ? ORDER BY seq",
                           (session_id,))
-        return [Entry(seq, kind, json.loads(payload)) for seq, kind, payload in rows]
+        try:
+            return [Entry(seq, kind, json.loads(payload)) for seq, kind, payload in rows]
+        except (TypeError, ValueError) as exc:
+            raise StoreUnavailable(f"session {session_id} in {self.path} has a damaged entry: "
+                                   f"{exc}") from None
+
+    def copy_session(self, source: str, target: str, workspace: Path) -> None:
+        """Make `target` a new session holding a copy of `source`'s entries and todos (a fork)."""
+        now = time.time()
+        with self._write() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (target, str(workspace), now, now))
+            db.execute("INSERT INTO entries SELECT ?, seq, kind, payload, created FROM entries "
+                       "WHERE session_id = ?", (target, source))
+            db.execute("INSERT INTO todos SELECT ?, position, content, status, priority, active_form "
+                       "FROM todos WHERE session_id = ?", (target, source))
 
     def todos(self, session_id: str) -> tuple[Todo, ...]:
         rows = self._read("SELECT content, status, priority, active_form FROM todos "

@@ -16,6 +16,7 @@ from agent.events import ToolDecision
 from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.live import Session as LiveSession
+from session.lock import SessionLock
 from session.store import SessionStore
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
@@ -82,10 +83,11 @@ class Session:
 
 
 def journaled(workspace: Path, store: SessionStore, turns: list[dict[str, Any]],
-              **options: Any) -> tuple[Session, LiveSession]:
-    """A test session whose events are journaled to `store`, and its live Session."""
+              lock: SessionLock | None = None, **options: Any) -> tuple[Session, LiveSession]:
+    """A test session whose events are journaled to `store` (one writer if given a lock),
+    and its live Session."""
     session = Session(workspace, turns, **options)
-    journal = Journal(store, session.state, workspace, warn=lambda text: None)
+    journal = Journal(store, session.state, workspace, warn=lambda text: None, lock=lock)
     session.state.events.subscribe(journal.on_event)
     return session, LiveSession(session.agent, journal)
 

@@ -189,3 +189,14 @@ def test_any_reply_leaves_a_valid_history_and_one_result_per_call(workspace, scr
     assert len(sent_ids) == len(set(sent_ids)) and all(sent_ids)
     assert session.run("again").ending in {"answered", "ended_by_tool", "step_limit"}
     assert_valid_history(session.model.requests[-1][1:])
+
+
+def test_an_error_nothing_else_caught_is_one_line_and_exit_code_1(monkeypatch, capsys):
+    import index
+
+    def broken(argv=None):
+        raise LookupError("unexpected")
+    monkeypatch.setattr(index, "main", broken)
+    monkeypatch.delenv("STEPAGENT_DEBUG", raising=False)
+    assert index.run_guarded([]) == 1
+    assert capsys.readouterr().err == "stepagent: internal error: LookupError: unexpected\n"

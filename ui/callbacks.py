@@ -53,6 +53,13 @@ def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
     return approve
 
 
+def interactive_confirm(ask: Callable[[str], str]) -> Callable[[str], bool]:
+    """A yes/no question outside a tool call (such as forking a busy session); only y or yes is yes."""
+    def confirm(question: str) -> bool:
+        return _answer(ask, f"{question} [y/N] ").strip().lower() in {"y", "yes"}
+    return confirm
+
+
 def interactive_present(view: ConsoleView, ask: Callable[[str], str],
                         mode_after: Callable[[], str] = lambda: "build") -> Callable[[str], PlanReview]:
     """Show the plan panel and read the review: y, e (accept edits), n, or feedback."""

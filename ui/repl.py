@@ -17,7 +17,7 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from agent.loop import TurnOutcome
+from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from state import AppState
 from ui.console import ConsoleView
@@ -70,6 +70,9 @@ def run_repl(session: Session, view: ConsoleView, history: History, model_name: 
                 outcome = run_slash_command(text, session)
             except KeyboardInterrupt:
                 view.notice("Cancelled.", style="yellow")
+                continue
+            except Exception as failure:  # a command's bug must not end the REPL
+                view.error(f"{text.split()[0]} failed: {unexpected(failure)}")
                 continue
             if outcome.message:
                 (view.error if outcome.is_error else view.notice)(outcome.message)

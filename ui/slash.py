@@ -1,7 +1,7 @@
 """The REPL's slash commands.
 
 /plan and /mode change the state directly (the user may always enter or leave
-plan mode); /compact, /resume, /trace and /todos act on the Session. Each
+plan mode); /compact, /resume, /fork, /trace and /todos act on the Session. Each
 command answers with a SlashOutcome: text to show, and whether there is a
 message to send to the model or the REPL should end.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.base import ModelError
-from session.live import Session
+from session.live import Session, SessionBusy
 from session.store import StoreUnavailable
 from state import MODE_CYCLE
 from ui.console import todo_line
@@ -26,6 +26,7 @@ HELP = """Commands:
   /last          show the whole output of the latest command
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
+  /fork ID       continue a session in a new one with a copy of its history
   /memory [NAME] list this workspace's memories, or open one in $EDITOR
   /help          this help
   /exit          leave (Ctrl-D works too)
@@ -66,6 +67,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return _compact(session)
     if name == "/resume":
         return _resume(session, rest)
+    if name == "/fork":
+        return _fork(session, rest)
     if name == "/memory":
         return _memory(session, rest)
     if name == "/help":
@@ -86,15 +89,28 @@ def _compact(session: Session) -> SlashOutcome:
 
 
 def _resume(session: Session, session_id: str) -> SlashOutcome:
-    if not session_id:
-        rows = [info.summary for info in session.recent()]
-        return SlashOutcome("Sessions in this workspace (newest first):\n" + "\n".join(rows) +
-                            "\nResume one with /resume ID." if rows else "No stored sessions here.")
     try:
+        if not session_id:
+            rows = [info.summary for info in session.recent()]
+            return SlashOutcome("Sessions in this workspace (newest first):\n" + "\n".join(rows) +
+                                "\nResume one with /resume ID." if rows else "No stored sessions here.")
         session.resume(session_id)
+    except SessionBusy as busy:
+        return SlashOutcome(f"{busy.args[0].capitalize()}; /fork {session_id} continues it in a new "
+                            "session with a copy of its history.", is_error=True)
     except StoreUnavailable as failure:
-        return SlashOutcome(str(failure), is_error=True)
+        return SlashOutcome(f"{failure}. This session goes on unchanged.", is_error=True)
     return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages.")
+
+
+def _fork(session: Session, session_id: str) -> SlashOutcome:
+    if not session_id:
+        return SlashOutcome("Name the session to fork: /fork ID (/resume lists them).", is_error=True)
+    try:
+        fork_id = session.fork(session_id)
+    except StoreUnavailable as failure:
+        return SlashOutcome(f"{failure}. This session goes on unchanged.", is_error=True)
+    return SlashOutcome(f"Forked {session_id} into {fork_id}: {len(session.agent.messages)} messages.")
 
 
 def _memory(session: Session, name: str) -> SlashOutcome:

@@ -1,14 +1,19 @@
 """Starting a session from the command line: the store, resume, and the session list.
 
 Each step tells the user, in one line, what it did or why it could not, and
-answers with an exit code when the session cannot start.
+answers with an exit code when the session cannot start. A damaged store never
+stops the start: the session goes on in memory and the store is left as it is.
+A session open in another process is offered as a fork when there is someone to
+ask; -p (nobody to ask) refuses with exit code 3 rather than fork behind the
+user's back.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
-from session.live import Session
+from session.live import NoSuchSession, Session, SessionBusy
 from session.store import SessionStore, StoreUnavailable
 from ui.console import ConsoleView
 
@@ -22,27 +27,59 @@ def open_store(home: Path, view: ConsoleView) -> SessionStore | None:
         return None
 
 
-def resume_if_asked(resume: str | None, continue_latest: bool, session: Session,
-                    view: ConsoleView) -> int | None:
-    """Resume what --resume ID or --continue asked for; an exit code when that fails."""
+BUSY_EXIT = 3
+
+
+def resume_if_asked(resume: str | None, continue_latest: bool, session: Session, view: ConsoleView,
+                    confirm: Callable[[str], bool] | None = None) -> int | None:
+    """Resume what --resume ID or --continue asked for; an exit code when the session cannot start.
+
+    `confirm` asks the user a yes/no question; None (headless) means nobody can answer.
+    """
     if not (resume or continue_latest):
         return None
-    wanted = resume or session.latest_id()
-    if not wanted:
-        view.error("no earlier session in this workspace to continue")
-        return 2
     try:
-        session.resume(wanted)
-    except StoreUnavailable as failure:
+        wanted = resume or session.latest_id()
+        if not wanted:
+            view.error("no earlier session in this workspace to continue")
+            return 2
+        try:
+            session.resume(wanted)
+        except SessionBusy as busy:
+            return _offer_fork(busy, session, view, confirm)
+    except NoSuchSession as failure:
         view.error(str(failure))
         return 2
+    except StoreUnavailable as failure:
+        session.leave_store()
+        view.error(f"{failure}. Starting a new session in memory; the store is left as it is.")
+        return None
     view.notice(f"Resumed {wanted} ({len(session.agent.messages)} messages).")
+    return None
+
+
+def _offer_fork(busy: SessionBusy, session: Session, view: ConsoleView,
+                confirm: Callable[[str], bool] | None) -> int | None:
+    if confirm is None:
+        view.error(f"{busy}; -p will not write to it. Try again when it is closed, or start a "
+                   "new session without --continue/--resume.")
+        return BUSY_EXIT
+    if not confirm(f"{busy.args[0].capitalize()}. Fork it into a new session with a copy of its "
+                   "history?"):
+        view.notice("Starting a new session instead.")
+        return None
+    fork_id = session.fork(busy.session_id)
+    view.notice(f"Forked {busy.session_id} into {fork_id} ({len(session.agent.messages)} messages).")
     return None
 
 
 def list_sessions(store: SessionStore | None, workspace: Path, view: ConsoleView) -> int:
     """Print this workspace's sessions, newest first."""
-    sessions = store.sessions(workspace) if store else []
+    try:
+        sessions = store.sessions(workspace) if store else []
+    except StoreUnavailable as failure:
+        view.error(str(failure))
+        return 1
     for info in sessions:
         view.notice(info.summary)
     view.notice("Resume one with --resume ID." if sessions else "No stored sessions in this workspace.")
