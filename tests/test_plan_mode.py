@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
@@ -13,6 +12,9 @@ from tools.paths import OutsideWorkspace
 from tools.plan_file import PLANS_FOLDER, plan_path, save_plan, saved_plan
 
 PLAN = "1. Create hello.txt\n2. Check it"
+DESIGN_TOOL_NAMES = {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "EnterPlanMode", "ExitPlanMode",
+                     "TodoWrite", "TodoRead", "AskUserQuestion", "ListModels", "ReadSessionContext",
+                     "Agent", "Remember", "Forget"}
 
 
 def test_plan_mode_denies_write_allows_read_and_nothing_changes(workspace):
@@ -233,7 +235,11 @@ def test_tool_schemas_sent_to_the_model_use_the_design_names(workspace):
     assert set(sent["Edit"]["properties"]) == {"file_path", "old_string", "new_string", "replace_all"}
     assert sent["ExitPlanMode"]["required"] == ["plan"]
     assert set(sent["Bash"]["properties"]) == {"command", "timeout"}
-    json.dumps(sent)
+    assert sent["Read"]["required"] == ["file_path"] and sent["Bash"]["required"] == ["command"]
+    assert set(sent) <= DESIGN_TOOL_NAMES
+    for name, schema in sent.items():
+        assert set(schema["required"]) <= set(schema["properties"]), name
+        assert schema["additionalProperties"] is False, name
 
 
 def test_planted_stepagent_link_does_not_carry_the_plan_out(workspace, tmp_path):
