@@ -9,8 +9,9 @@ daemon and no root. What each option gives:
 - `--proc /proc` + `--unshare-pid`: a PID namespace; processes outside cannot
   be seen or signalled, and when the call's first process ends the kernel kills
   everything left in the namespace, so nothing outlives the call.
-- `/proc/sys` bound read-only over the new /proc: root inside is still root to
-  sysctl files, which check only the owner.
+- the new /proc read-only, and /proc/sys bound read-only over it: root inside
+  is still root to sysctl files (and /proc/irq, /proc/sysrq-trigger), which
+  check only the owner; bubblewrap itself covers only some of them.
 - `--unshare-net`, `--unshare-ipc`, `--unshare-uts`: no network (abstract unix
   sockets live in the network namespace too), no shared memory or message
   queues with processes outside.
@@ -58,7 +59,7 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
     with a private tmpfs on the empty folder `scratch` as TMPDIR."""
     argv = [bwrap, "--ro-bind", "/", "/",
             "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
             "--size", str(TMP_BYTES), "--tmpfs", scratch,
             "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
             "--new-session", "--setenv", "TMPDIR", scratch, "--chdir", str(workspace)]
