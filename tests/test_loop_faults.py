@@ -176,7 +176,7 @@ replies = st.lists(st.fixed_dictionaries({"text": st.text(max_size=20), "tool_ca
                    min_size=1, max_size=4)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(script=replies, mode=st.sampled_from(["plan", "build", "edit"]))
 def test_any_reply_leaves_a_valid_history_and_one_result_per_call(workspace, script, mode):

@@ -1,0 +1,108 @@
+"""kill -9 at random points of a turn, then --continue: the history is valid every time, and no
+call that ran is reported as not run.
+
+Each Bash call writes its token to ran.txt before it sleeps, and each Write leaves
+its file, so the test knows which calls ran whatever the journal says. The kill
+points: before any tool call, while a call runs (its token has appeared; a
+seeded random delay more), and after the last call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agent.loop import FAILED, INTERRUPTED, SKIPPED
+from session.journal import NOT_STARTED, RESULT_LOST
+from session.store import SessionStore
+from tests.harness import assert_valid_history
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 42
+NOT_RUN = {NOT_STARTED, INTERRUPTED, SKIPPED, FAILED}
+
+
+def bash(token: str) -> dict:
+    return {"name": "Bash", "arguments": {"command": f"echo {token} >> ran.txt && sleep 0.3"}}
+
+
+def write(token: str) -> dict:
+    return {"name": "Write", "arguments": {"file_path": f"{token}.txt", "content": token}}
+
+
+SCRIPT = [{"text": "", "tool_calls": [bash("a1"), write("w1"), bash("a2")]},
+          {"text": "", "tool_calls": [bash("b1"), bash("b2")]},
+          {"text": "all done"}]
+TOKENS = ["a1", "a2", "b1", "b2"]
+
+
+def ran(workspace: Path, token: str) -> bool:
+    if token.startswith("w"):
+        return (workspace / f"{token}.txt").exists()
+    done = workspace / "ran.txt"
+    return done.exists() and token in done.read_text().split()
+
+
+def token_of(arguments: dict) -> str:
+    """The token a scripted call leaves behind when it runs."""
+    if "command" in arguments:
+        return arguments["command"].split()[1]
+    return arguments["file_path"].removesuffix(".txt")
+
+
+def wait_for(condition, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out waiting for the turn to get there"
+        time.sleep(0.02)
+
+
+def kill_at(workspace: Path, env: dict, point: int, delay: float) -> None:
+    """Start a headless turn and kill -9 it `delay` seconds after call `point` began (0: after start)."""
+    (workspace / "script.json").write_text(json.dumps(SCRIPT))
+    process = subprocess.Popen([sys.executable, str(ROOT / "index.py"), "--script", "script.json",
+                                "--mode", "yolo", "-p", "go"], cwd=workspace, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if point:
+        wait_for(lambda: ran(workspace, TOKENS[point - 1]) or process.poll() is not None)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def test_kill_9_anywhere_in_a_turn_then_continue(tmp_path):
+    rng = random.Random(SEED)
+    points = [(0, rng.uniform(0.2, 1.0))] + [(k, rng.uniform(0.0, 0.35)) for k in (1, 3, 4)] + [(4, 1.0)]
+    for number, (point, delay) in enumerate(points):
+        workspace = tmp_path / f"run{number}"
+        workspace.mkdir()
+        env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / f"home{number}")}
+        kill_at(workspace, env, point, delay)
+        (workspace / "after.json").write_text('[{"text": "resumed"}]')
+        resumed = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "after.json",
+                                  "--continue", "-p", "after"], cwd=workspace, env=env,
+                                 capture_output=True, text=True, timeout=60)
+        where = f"kill at call {point} + {delay:.2f}s"
+        if resumed.returncode == 2 and "no earlier session" in resumed.stderr:
+            assert not any(ran(workspace, token) for token in TOKENS), where
+            continue
+        assert resumed.returncode == 0 and resumed.stdout.strip() == "resumed", (where, resumed.stderr)
+        store = SessionStore(Path(env["STEPAGENT_HOME"]) / "sessions.db")
+        (info,) = store.sessions(workspace.resolve())
+        messages = [e.payload for e in store.entries(info.id) if e.kind == "message"]
+        assert_valid_history(messages)
+        results = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+        calls = [(token_of(json.loads(c["function"]["arguments"])), results[c["id"]])
+                 for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        for number, (token, result) in enumerate(calls):
+            if result in NOT_RUN:
+                assert not ran(workspace, token), f"{where}: {token} ran but is reported not run"
+            if any(ran(workspace, later) for later, _ in calls[number + 1:]):
+                assert result not in NOT_RUN | {RESULT_LOST}, f"{where}: the result of {token} was lost"
+        assert messages[-1] == {"role": "assistant", "content": "resumed"}
