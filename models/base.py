@@ -15,6 +15,8 @@ from typing import Any, Callable, Literal, Protocol
 
 @dataclass(frozen=True)
 class ToolCall:
+    """One call the model asked for; `arguments` is JSON text, as the model wrote it."""
+
     id: str
     name: str
     arguments: str
@@ -31,6 +33,8 @@ class Usage:
 
 @dataclass
 class Reply:
+    """One whole reply: text, tool calls, and what the server said about it."""
+
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
@@ -75,6 +79,8 @@ class ContextOverflow(ModelError):
 
 
 class Model(Protocol):
+    """Anything the loop can ask for a reply."""
+
     name: str
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],

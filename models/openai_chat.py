@@ -11,7 +11,8 @@ the reply (models/stream.py). Around that, two loops the user can see:
   (`HTTP 429, retrying in 2 s, attempt 2/5`); after the last one, one line
   says what happened.
 Everything else is a ModelError with one clear line; a context overflow is a
-ContextOverflow, which the agent loop answers by compacting.
+ContextOverflow, which the agent loop answers by compacting. The UI injects
+`on_notice` (retries, adaptations), `on_reasoning` and `on_usage` (tokens per reply).
 
 `openai` is imported on the first request, not at start-up: importing it costs
 more than the whole rest of the program (bench/startup.py). The client's own
@@ -25,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from models.base import ContextOverflow, ModelError, Notice, Reply
+from models.base import ContextOverflow, ModelError, Notice, Reply, Usage
 from models.catalog import ModelInfo, fetch_catalog
 from models.endpoint import detect_family
 from models.quirks import Adaptations
@@ -56,6 +57,7 @@ class OpenAIChatModel:
     max_output_tokens: int | None = None
     on_notice: Callable[[Notice], None] = field(default=lambda notice: None, repr=False)
     on_reasoning: Callable[[str], None] = field(default=lambda piece: None, repr=False)
+    on_usage: Callable[[Usage], None] = field(default=lambda usage: None, repr=False)
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     adaptations: Adaptations | None = None
     _client: Any = field(default=None, repr=False)
@@ -88,10 +90,11 @@ class OpenAIChatModel:
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:
+        """One reply, streamed: adapted to refusals at once, transient failures retried with notice."""
         attempt = 1
         while True:
             try:
-                return self._adapting(messages, tools, on_text)
+                reply = self._adapting(messages, tools, on_text)
             except _Transient as failure:
                 if attempt > self.max_retries:
                     raise ModelError(failure.final) from None
@@ -100,6 +103,10 @@ class OpenAIChatModel:
                 self.on_notice(Notice("retry", f"{failure.reason}, retrying in {_seconds(delay)}, "
                                                f"attempt {attempt}/{self.max_retries + 1}"))
                 self.sleep(delay)
+                continue
+            if reply.usage is not None:
+                self.on_usage(reply.usage)
+            return reply
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None and 0 <= retry_after <= MAX_RETRY_AFTER:

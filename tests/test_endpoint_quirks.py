@@ -182,10 +182,12 @@ def test_a_context_overflow_is_its_own_error_with_the_limit(server, body, limit)
     ("openai", Usage(120, 30, 64)), ("deepseek", Usage(120, 30, 64)),
     ("llamacpp", Usage(120, 30, None)), ("ollama", Usage(120, 30, None)),
 ])
-def test_usage_is_read_wherever_the_family_puts_it(server, family, expected):
+def test_usage_is_read_wherever_the_family_puts_it_and_handed_to_the_ui(server, family, expected):
     server.family = FAMILIES[family]
     server.reply_text("hi")
-    assert model_for(server).complete(MESSAGES, [], lambda piece: None).usage == expected
+    reported: list[Usage] = []
+    assert model_for(server, on_usage=reported.append).complete(MESSAGES, [], lambda piece: None).usage == expected
+    assert reported == [expected]
 
 
 def test_a_missing_or_partial_usage_block_is_not_an_error(server):
