@@ -198,7 +198,8 @@ class FakeChatServer:
                 self.wfile.write(payload)
 
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._http.serve_forever, daemon=True).start()
+        threading.Thread(target=self._http.serve_forever, kwargs={"poll_interval": 0.02},
+                         daemon=True).start()
         self.url = f"http://127.0.0.1:{self._http.server_address[1]}/v1"
         return self.url
 

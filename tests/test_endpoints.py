@@ -11,13 +11,11 @@ without a key, and what a headless run shows where.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import index
 from agent.assemble import assemble
 from models.base import Notice
 from models.openai_chat import OpenAIChatModel
@@ -27,7 +25,6 @@ from tests.fake_families import FAMILIES
 from tests.harness import assert_valid_history
 from tools.plan_mode import PlanReview
 
-ROOT = Path(__file__).resolve().parent.parent
 ADAPTS = {"glm": "stream_options", "deepseek": "reasoning"}
 
 
@@ -127,60 +124,65 @@ def server():
     fake.stop()
 
 
-def run_index(workspace: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace,
-                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+def run_index(capsys, monkeypatch, *args: str, **env: str) -> tuple[int, str, str]:
+    """index.main in this process (no interpreter start-up); its exit code, stdout and stderr."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = index.main(list(args))
+    shown = capsys.readouterr()
+    return code, shown.out, " ".join(shown.err.split())
 
 
-def test_an_unknown_model_name_stops_at_start_with_the_nearest_ids(server, workspace):
+def test_an_unknown_model_name_stops_at_start_with_the_nearest_ids(server, workspace, capsys,
+                                                                   monkeypatch):
     server.models = [{"id": name, "object": "model"} for name in ("gpt-4o", "gpt-4o-mini", "o3")]
-    done = run_index(workspace, "--model", "gpt-4o-mimi", "-p", "hi", OPENAI_API_KEY="k",
-                     OPENAI_BASE_URL=server.url)
-    said = " ".join(done.stderr.split())
-    assert done.returncode == 2 and done.stdout == ""
-    assert "gpt-4o-mimi" in said and "nearest first: gpt-4o-mini, gpt-4o, o3" in said
+    code, out, err = run_index(capsys, monkeypatch, "--model", "gpt-4o-mimi", "-p", "hi",
+                               OPENAI_API_KEY="k", OPENAI_BASE_URL=server.url)
+    assert code == 2 and out == ""
+    assert "gpt-4o-mimi" in err and "nearest first: gpt-4o-mini, gpt-4o, o3" in err
     assert server.requests == []
 
 
-def test_a_model_name_is_resolved_to_the_catalog_s_id(server, workspace):
+def test_a_model_name_is_resolved_to_the_catalog_s_id(server, workspace, capsys, monkeypatch):
     server.family = FAMILIES["ollama"]
     server.reply_text("hi")
-    done = run_index(workspace, "--model", "Qwen2.5-Coder", "-p", "hi", OPENAI_API_KEY="k",
-                     OPENAI_BASE_URL=server.url)
-    assert done.returncode == 0, done.stderr
+    code, out, err = run_index(capsys, monkeypatch, "--model", "Qwen2.5-Coder", "-p", "hi",
+                               OPENAI_API_KEY="k", OPENAI_BASE_URL=server.url)
+    assert code == 0, err
     assert server.requests[0]["model"] == "qwen2.5-coder:latest"
 
 
-def test_a_local_server_needs_no_key(server, workspace):
+def test_a_local_server_needs_no_key(server, workspace, capsys, monkeypatch):
     server.reply_text("Hello from the local server.")
-    done = run_index(workspace, "-p", "hi", OPENAI_BASE_URL=server.url)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "Hello from the local server." and "offline lesson" not in done.stderr
+    code, out, err = run_index(capsys, monkeypatch, "-p", "hi", OPENAI_BASE_URL=server.url)
+    assert code == 0, err
+    assert out.strip() == "Hello from the local server." and "offline lesson" not in err
 
 
-def test_headless_keeps_retries_and_reasoning_off_stdout(server, workspace):
+def test_headless_keeps_retries_and_reasoning_off_stdout(server, workspace, capsys, monkeypatch):
     server.family = FAMILIES["deepseek"]
     server.fail(429, "Rate limit reached", headers={"Retry-After": "0"})
     server.reply(reasoning=["secret ", "thoughts"], text=["The answer."])
-    done = run_index(workspace, "-p", "hi", OPENAI_API_KEY="k", OPENAI_BASE_URL=server.url)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "The answer."
-    said = " ".join(done.stderr.split())
-    assert "HTTP 429, retrying in 0.0 s, attempt 2/5" in said and "secret thoughts" in said
+    code, out, err = run_index(capsys, monkeypatch, "-p", "hi", OPENAI_API_KEY="k",
+                               OPENAI_BASE_URL=server.url)
+    assert code == 0, err
+    assert out.strip() == "The answer."
+    assert "HTTP 429, retrying in 0.0 s, attempt 2/5" in err and "secret thoughts" in err
 
 
-def test_doctor_names_the_endpoint_and_the_parameters_it_dropped(server, workspace):
+def test_doctor_names_the_endpoint_and_the_parameters_it_dropped(server, workspace, capsys,
+                                                                 monkeypatch):
     server.family = FAMILIES["glm"]
     server.reply_text("OK")
-    done = run_index(workspace, "--doctor", OPENAI_BASE_URL=server.url)
-    shown = " ".join(done.stdout.split())
-    assert done.returncode == 0, done.stderr
+    code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
+    shown = " ".join(out.split())
+    assert code == 0, err
     assert "model endpoint" in shown and "OpenAI-compatible" in shown and "stream_options" in shown
     assert server.requests[-1]["tools"][0]["function"]["name"] == "Ping"
 
 
-def test_doctor_says_when_the_server_cannot_call_tools(server, workspace):
+def test_doctor_says_when_the_server_cannot_call_tools(server, workspace, capsys, monkeypatch):
     server.fail(500, "tools param requires --jinja flag")
-    done = run_index(workspace, "--doctor", OPENAI_BASE_URL=server.url)
-    shown = " ".join(done.stdout.split())
+    code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
+    shown = " ".join(out.split())
     assert "cannot call tools" in shown and "--jinja" in shown
