@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -61,11 +62,15 @@ def call(name: str, **arguments) -> dict:
     return {"name": name, "arguments": arguments}
 
 
+ASKED = r"Allow\? \["
+
+
 @pytest.fixture
 def hostile_session(workspace, tmp_path):
-    """A session where every path carries every sequence: model text, todos, a file read,
-    a command's output, the plan, and a command put to the user."""
-    (workspace / "evil.txt").write_text("\n".join(payloads("file")) + "\n")
+    """A session where every path carries every sequence: model text, todos, a file read and
+    its content in an edit's diff, a command's output, the plan, and the calls put to the user."""
+    file_text = "\n".join(payloads("file"))
+    (workspace / "evil.txt").write_text(file_text + "\n")
     (workspace / "cmd.txt").write_text("\n".join(payloads("output")) + "\n")
     todos = [{"content": text, "status": "pending"} for text in payloads("todo")]
     script = tmp_path / "hostile.json"
@@ -75,7 +80,10 @@ def hostile_session(workspace, tmp_path):
                         call("Bash", command="cat cmd.txt"),
                         call("Read", file_path="no\x1b[2Jsuch\u202e.txt"), call(TOOL_NAME)]},
         {"text": "presenting", "tool_calls": [call("ExitPlanMode", plan="\n\n".join(payloads("plan")))]},
-        {"text": "running", "tool_calls": [call("Bash", command="touch made\r# harmless")]},
+        {"text": "running", "tool_calls": [
+            call("Bash", command="touch made\r# harmless"),
+            call("Write", file_path="new.txt", content="\n".join(payloads("write"))),
+            call("Edit", file_path="evil.txt", old_string=file_text, new_string="changed")]},
         {"text": "end of script"}]}))
     terminal = Terminal.start(workspace, "--script", str(script))
     terminal.expect("›")
@@ -83,13 +91,23 @@ def hostile_session(workspace, tmp_path):
     terminal.close()
 
 
+def refuse(terminal: Terminal, shown_last: str) -> None:
+    """Wait until `shown_last` and the question are on screen, answer no, wait for the denial."""
+    terminal.expect(re.escape(shown_last))
+    terminal.expect(ASKED)
+    terminal.sendline("n")
+    terminal.expect("denied by you")
+
+
 def test_every_path_draws_every_sequence_as_placeholders(hostile_session, workspace):
     screen = recorded(hostile_session)
     hostile_session.sendline("/plan look around")
     hostile_session.expect("Approve")
     hostile_session.sendline("y")
-    hostile_session.expect("Allow")
-    hostile_session.sendline("n")
+    refuse(hostile_session, "touch made␍# harmless")
+    before_question = visible(screen.getvalue()).rpartition("● Bash(")[2]
+    refuse(hostile_session, marker("write", "bidi-isolate"))
+    refuse(hostile_session, marker("file", "bidi-isolate"))
     hostile_session.expect("end of script")
     hostile_session.expect("›")
     hostile_session.sendline("/todos")
@@ -99,16 +117,18 @@ def test_every_path_draws_every_sequence_as_placeholders(hostile_session, worksp
     hostile_session.expect("Fake")
     hostile_session.expect("›")
     raw = screen.getvalue()
-    for path in ("text", "todo", "plan"):
+    for path in ("text", "todo", "plan", "write", "file"):
         assert_drawn_safely(raw, path)
-    for path in ("file", "output"):
-        assert_drawn_safely(raw, path, shown=False)
-    assert "no␛[2Jsuch\\u202e.txt" in visible(raw)
-    assert "touch made␍# harmless" in visible(raw)
-    assert visible(raw).count(safe(TOOL_NAME)) >= 2
+    assert_drawn_safely(raw, "output", shown=False)
+    for kind in ("backspace", "bidi-override", "bidi-isolate"):
+        assert safe(SEQUENCES[kind]) + marker("output", kind) in visible(raw), "the command's last lines"
+    assert "touch made␍# harmless" in before_question
+    assert "invisible characters, shown as ␍" in before_question
+    assert visible(raw).count("no␛[2Jsuch\\u202e.txt") >= 2, "the call and its error"
+    assert visible(raw).count(safe(TOOL_NAME)) >= 2, "the call and /trace"
     assert "made\r#" not in raw
     assert_nothing_raw(raw)
-    assert not (workspace / "made").exists()
+    assert not (workspace / "made").exists() and not (workspace / "new.txt").exists()
 
 
 def run_headless(workspace, *, tty: bool) -> bytes:

@@ -9,6 +9,7 @@ never changes anything: it reads the file the call names, nothing else.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -28,17 +29,22 @@ class Preview:
     note: str = ""
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of `text`, split at newlines only: a carriage return inside a line stays there,
+    to be shown (str.splitlines would split there and hide it)."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
 def unified_diff(before: str, after: str, name: str) -> str:
     """A unified diff of two texts, with three lines of context."""
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 f"a/{name}", f"b/{name}", n=3)
+    lines = difflib.unified_diff(lines_of(before), lines_of(after), f"a/{name}", f"b/{name}", n=3)
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def diff_preview(before: str, after: str, name: str) -> Preview:
     """The diff between two versions of a file, with its line counts."""
     diff = unified_diff(before, after, name)
-    body = [line for line in diff.splitlines() if not line.startswith(("+++", "---"))]
+    body = [line for line in diff.split("\n") if not line.startswith(("+++", "---"))]
     return Preview("diff", diff, name, sum(line.startswith("+") for line in body),
                    sum(line.startswith("-") for line in body))
 
