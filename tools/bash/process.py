@@ -70,21 +70,24 @@ class _Capped:
 
 
 def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: float,
-                in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = ()) -> Outcome:
-    """Run argv with its output captured; return when it ends, times out or floods."""
+                in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = (),
+                watchdog: bool = True) -> Outcome:
+    """Run argv with its output captured; return when it ends, times out or floods.
+    `watchdog=False` where the command already dies whole with stepagent (bubblewrap)."""
     parent = os.getpid()
     process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, pass_fds=tuple(pass_fds),
                                preexec_fn=lambda: _prepare_child(parent, in_child))
-    watchdog = _watchdog(process.pid)
+    guard = _watchdog(process.pid) if watchdog else None
     output = _Capped()
     try:
         timed_out = _read_until_done(process, output, time.monotonic() + timeout)
     finally:
-        watchdog.kill()
-        watchdog.wait()
-        watchdog.stdin.close()
+        if guard:
+            guard.kill()
+            guard.wait()
+            guard.stdin.close()
         _kill_group(process)
         _drain(process, output)
         process.wait()

@@ -57,7 +57,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         present = layers()
         with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None) as launch:
             outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
-                                  {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds)
+                                  {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
+                                  watchdog=not launch.dies_with_parent)
         return _result(outcome, timeout)
 
     def judge(args: dict[str, Any]) -> Judgement:

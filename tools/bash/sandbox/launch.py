@@ -28,12 +28,14 @@ from tools.bash.sandbox.status import Layers
 
 @dataclass
 class Launch:
-    """What the process runner needs: a command prefix, environment, child steps, fds."""
+    """What the process runner needs: a command prefix, environment, child steps, fds,
+    and whether everything the command starts dies with stepagent by itself."""
 
     prefix: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     in_child: list[Callable[[], None]] = field(default_factory=list)
     pass_fds: list[int] = field(default_factory=list)
+    dies_with_parent: bool = False
 
 
 @contextmanager
@@ -57,6 +59,7 @@ def plan_mode_launch(workspace: Path, layers: Layers,
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
             launch.prefix = bwrap_argv(layers.bwrap, workspace, fd, scratch)
+            launch.dies_with_parent = True
             yield launch
             return
         if layers.landlock_abi:
