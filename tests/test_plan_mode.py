@@ -6,10 +6,14 @@ from dataclasses import replace
 
 import pytest
 
+from agent.events import ModeChanged
+from state import PermissionMode
 from tests.harness import Session, assert_valid_history, call, turn
+from tools import plan_mode_text
 from tools.files import write_inside
 from tools.paths import OutsideWorkspace
 from tools.plan_file import PLANS_FOLDER, plan_path, save_plan, saved_plan
+from tools.plan_mode import PlanReview
 
 PLAN = "1. Create hello.txt\n2. Check it"
 DESIGN_TOOL_NAMES = {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "EnterPlanMode", "ExitPlanMode",
@@ -231,6 +235,7 @@ def test_tool_schemas_sent_to_the_model_use_the_design_names(workspace):
     session = Session(workspace, [turn("ok")])
     session.run()
     sent = {t["function"]["name"]: t["function"]["parameters"] for t in session.model.tool_schemas[0]}
+    assert all(t["function"]["description"] for t in session.model.tool_schemas[0])
     assert set(sent["Read"]["properties"]) == {"file_path", "offset", "limit"}
     assert set(sent["Edit"]["properties"]) == {"file_path", "old_string", "new_string", "replace_all"}
     assert sent["ExitPlanMode"]["required"] == ["plan"]
@@ -273,3 +278,40 @@ def test_own_files_may_follow_a_link_that_stays_inside(workspace):
     (workspace / ".stepagent").symlink_to(workspace / "real")
     assert save_plan(workspace, "x", PLAN) == workspace / "real" / "plans" / "plan-x.md"
     assert saved_plan(workspace, "x") == workspace / "real" / "plans" / "plan-x.md"
+
+
+@pytest.mark.parametrize("answer, review", [
+    ("y", PlanReview("approve")), (" YES ", PlanReview("approve")),
+    ("e", PlanReview("approve", mode=PermissionMode.EDIT)), ("Edit", PlanReview("approve", mode=PermissionMode.EDIT)),
+    ("n", PlanReview("reject")), ("No", PlanReview("reject")), ("  ", PlanReview("reject")),
+    (" add tests ", PlanReview("feedback", "add tests"))])
+def test_plan_answers_are_read_as_the_question_says(answer, review):
+    assert PlanReview.from_answer(answer) == review
+
+
+def test_enter_plan_mode_sends_the_instructions_and_says_when_it_was_already_on(workspace):
+    session = Session(workspace, [turn("", call("EnterPlanMode")), turn("", call("EnterPlanMode")),
+                                  turn("ok")])
+    session.run()
+    first, second = session.tool_results()
+    assert first == plan_mode_text.full_instructions()
+    assert second.startswith("Plan mode was already on.") and second.endswith(first)
+
+
+def test_the_audit_trail_names_the_tool_that_entered_and_the_approval_that_left(workspace):
+    session = Session(workspace, [turn("", call("EnterPlanMode")),
+                                  turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      plan_answers=["y"])
+    changes: list[ModeChanged] = []
+    session.state.events.subscribe(lambda e: changes.append(e) if isinstance(e, ModeChanged) else None)
+    session.run()
+    assert changes == [ModeChanged(True, "build", "EnterPlanMode"),
+                       ModeChanged(False, "build", "ExitPlanMode approval")]
+
+
+def test_an_empty_plan_is_an_error_and_nothing_is_shown(workspace):
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan="  \n ")), turn("ok")],
+                      mode="plan", plan_answers=["y"])
+    session.run()
+    assert "plan is empty" in session.tool_results()[0]
+    assert session.shown_plans == [] and session.state.plan_mode

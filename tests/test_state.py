@@ -1,0 +1,66 @@
+"""AppState on its own: the plan flag's two doors, the permission mode beside it, and the
+audit trail each change leaves (ModeChanged with its cause)."""
+
+from __future__ import annotations
+
+from agent.events import ModeChanged
+from state import AppState, PermissionMode, StateView
+
+
+def watched(state: AppState) -> list[ModeChanged]:
+    changes: list[ModeChanged] = []
+    state.events.subscribe(lambda event: changes.append(event) if isinstance(event, ModeChanged) else None)
+    return changes
+
+
+def test_entering_and_leaving_say_whether_anything_changed_and_record_who_did_it():
+    state = AppState()
+    changes = watched(state)
+    assert state.enter_plan_mode("first") is True
+    assert state.enter_plan_mode("again") is False
+    assert state.plan_mode is True
+    assert state.leave_plan_mode("approval") is True
+    assert state.leave_plan_mode("again") is False
+    assert state.plan_mode is False
+    assert changes == [ModeChanged(True, "build", "first"), ModeChanged(False, "build", "approval")]
+
+
+def test_the_permission_mode_changes_under_plan_mode_and_leaving_returns_to_it():
+    state = AppState()
+    changes = watched(state)
+    state.enter_plan_mode("plan")
+    state.set_permission_mode(PermissionMode.YOLO, "user")
+    assert state.plan_mode and state.mode_label == "plan"
+    state.leave_plan_mode("done")
+    assert state.mode_label == "yolo"
+    assert changes[1:] == [ModeChanged(True, "yolo", "user"), ModeChanged(False, "yolo", "done")]
+
+
+def test_select_by_name_enters_or_leaves_plan_mode_with_the_cause():
+    state = AppState()
+    changes = watched(state)
+    state.select("plan", "/plan")
+    state.select("edit", "/mode edit")
+    state.select("edit", "/mode edit again")
+    assert state.mode_label == "edit"
+    assert changes == [ModeChanged(True, "build", "/plan"), ModeChanged(False, "build", "/mode edit"),
+                       ModeChanged(False, "edit", "/mode edit")]
+
+
+def test_shift_tab_cycles_plan_build_edit_yolo_and_back():
+    state = AppState()
+    state.enter_plan_mode("start")
+    changes = watched(state)
+    seen = []
+    for _ in range(4):
+        state.cycle("Shift+Tab")
+        seen.append(state.mode_label)
+    assert seen == ["build", "edit", "yolo", "plan"]
+    assert {change.cause for change in changes} == {"Shift+Tab"}
+
+
+def test_hooks_see_a_snapshot_of_the_flag_the_mode_and_the_session():
+    state = AppState(session_id="sess_x")
+    state.enter_plan_mode("test")
+    state.set_permission_mode(PermissionMode.EDIT, "test")
+    assert state.view() == StateView(True, PermissionMode.EDIT, "sess_x")
