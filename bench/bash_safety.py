@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from common import ROOT  # noqa: F401
@@ -19,8 +20,6 @@ from common import ROOT  # noqa: F401
 from state import AppState
 from tests.bash_corpus import MUTATING, READ_ONLY
 from tools.bash.classifier.classify import classify
-from dataclasses import replace
-
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.tool import make_bash_tool
 
@@ -37,7 +36,12 @@ def main() -> None:
         times.append(time.perf_counter() - start)
     print(f"classifier: median {statistics.median(times) * 1e6:.0f} µs per command, "
           f"max {max(times) * 1e6:.0f} µs ({len(commands)} commands)")
-    workspace = Path(tempfile.mkdtemp())
+    with tempfile.TemporaryDirectory(prefix="stepagent-bench-bash-") as workspace:
+        time_the_sandbox(Path(workspace))
+
+
+def time_the_sandbox(workspace: Path) -> None:
+    """Bash 'true' outside plan mode, then under each set of layers this machine has."""
     detected = detect_layers()
     state = AppState()
     plain = _timed(workspace, state, None)
@@ -66,6 +70,7 @@ def _timed(workspace: Path, state: AppState, layers: Layers | None) -> tuple[flo
 
 def _shown(times: tuple[float, float]) -> str:
     return f"median {times[0] * 1000:.2f} ms, fastest {times[1] * 1000:.2f} ms of {RUNS}"
+
 
 if __name__ == "__main__":
     main()

@@ -8,12 +8,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from common import ROOT  # noqa: F401
+from common import ROOT, verdict  # noqa: F401
 
 from agent.prompt import PromptContext, build_system_prompt
 from state import AppState
 from tools.plan_mode import PlanReview
 from tools.toolset import build_tools
+
+
+TARGET = 10_000
 
 
 def main() -> None:
@@ -28,7 +31,7 @@ def main() -> None:
         total = len(system) + len(schemas)
         print(f"fixed prompt ({'plan' if plan_mode else 'build'} mode): system {len(system)} + "
               f"tool schemas {len(schemas)} = {total} characters ≈ {total // 4} tokens "
-              f"(target ≤ 10,000 characters)")
+              f"{verdict(total, TARGET, f'{TARGET:,} characters')}")
 
 
 if __name__ == "__main__":

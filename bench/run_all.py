@@ -1,18 +1,37 @@
-"""Run every benchmark and print its figures: .venv/bin/python bench/run_all.py"""
+"""Run every benchmark and print its figures: .venv/bin/python bench/run_all.py
+
+Each benchmark gets a temporary folder of its own as TMPDIR; whatever it leaves
+there is reported (a benchmark must clean up after itself) and then removed.
+The mutation score (bench/mutation.py) takes minutes and runs on its own.
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["startup.py", "loop_overhead.py", "prompt_size.py", "search.py", "bash_safety.py",
               "session_state.py", "render.py", "endpoints.py"]
 
-if __name__ == "__main__":
+
+def main() -> int:
     failed = 0
-    for name in BENCHMARKS:
-        print(f"== {name}", flush=True)
-        failed |= subprocess.run([sys.executable, str(HERE / name)]).returncode
-    sys.exit(failed)
+    with tempfile.TemporaryDirectory(prefix="stepagent-bench-") as scratch:
+        for name in BENCHMARKS:
+            print(f"== {name}", flush=True)
+            folder = Path(scratch) / name
+            folder.mkdir()
+            failed |= subprocess.run([sys.executable, str(HERE / name)],
+                                     env={**os.environ, "TMPDIR": str(folder)}).returncode
+            left = list(folder.iterdir())
+            if left:
+                print(f"   left behind in its temporary folder: {', '.join(p.name for p in left)}")
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

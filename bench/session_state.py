@@ -35,7 +35,12 @@ def live_session(store: SessionStore, workspace: Path, turns: list[dict]) -> Ses
 
 
 def main() -> None:
-    workspace = Path(tempfile.mkdtemp())
+    with tempfile.TemporaryDirectory(prefix="stepagent-bench-session-") as folder:
+        measure(Path(folder))
+
+
+def measure(workspace: Path) -> None:
+    """Both figures, with the session database in `workspace`."""
     store = SessionStore(workspace / "sessions.db")
     session = live_session(store, workspace, [])
     call = {"name": "TodoWrite", "arguments": {"todos": TODOS}}

@@ -59,6 +59,19 @@ def _counted(count: int, noun: str) -> str:
     return f"{count} {noun if count == 1 else plural}"
 
 
+def glob_arguments(pattern: str) -> list[str]:
+    """rg's arguments for Glob (bench/search.py runs rg directly with the same)."""
+    return ["--files", "--hidden", "--glob=!.git", f"--glob={pattern}"]
+
+
+def grep_arguments(pattern: str, glob: str | None = None, file: str | None = None) -> list[str]:
+    """rg's arguments for Grep: the pattern, an optional glob filter, an optional single file."""
+    filters = [f"--glob={glob}"] if glob else []
+    target = ["--", file] if file else []
+    return ["--line-number", "--no-heading", "--hidden", "--glob=!.git", *filters,
+            f"--regexp={pattern}", *target]
+
+
 def make_search_tools(workspace: Path) -> list[Tool]:
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
@@ -67,8 +80,7 @@ def make_search_tools(workspace: Path) -> list[Tool]:
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
-        lines, problem = run_ripgrep(["--files", "--hidden", "--glob=!.git",
-                                      f"--glob={args['pattern']}"], root)
+        lines, problem = run_ripgrep(glob_arguments(args["pattern"]), root)
         if problem:
             return error(f"Glob failed: {problem}")
         return ToolResult(_capped(sorted(lines), "files"), summary=_counted(len(lines), "file"))
@@ -77,10 +89,8 @@ def make_search_tools(workspace: Path) -> list[Tool]:
         root = where(args)
         if not root.exists():
             return error(f"{shown(workspace, root)} does not exist.")
-        filters = [f"--glob={args['glob']}"] if args.get("glob") else []
-        target = [] if root.is_dir() else ["--", root.name]
-        lines, problem = run_ripgrep(["--line-number", "--no-heading", "--hidden", "--glob=!.git",
-                                      *filters, f"--regexp={args['pattern']}", *target],
+        file = None if root.is_dir() else root.name
+        lines, problem = run_ripgrep(grep_arguments(args["pattern"], args.get("glob"), file),
                                      root if root.is_dir() else root.parent)
         if problem:
             return error(f"Grep failed: {problem}")
