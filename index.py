@@ -163,7 +163,9 @@ def run_guarded(argv: list[str] | None = None) -> int:
     except Exception as failure:
         if os.environ.get("STEPAGENT_DEBUG"):
             raise
-        print(f"stepagent: internal error: {type(failure).__name__}: {failure}", file=sys.stderr)
+        from ui.safe_text import safe
+
+        print(safe(f"stepagent: internal error: {type(failure).__name__}: {failure}"), file=sys.stderr)
         return 1
 
 

@@ -102,3 +102,31 @@ def test_a_piped_answer_is_kept_byte_for_byte_and_an_unencodable_character_is_es
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     write_answer("\x1b[2J naïve \udc80 end", out)
     assert out.buffer.getvalue() == "\x1b[2J naïve \\udc80 end\n".encode()
+
+
+def test_an_endpoint_error_in_the_doctor_table_stays_text() -> None:
+    from rich.console import Console
+
+    from models.base import ModelError
+    from ui.doctor import endpoint_row, show_doctor
+
+    def failing_model():
+        raise ModelError("HTTP 500: \x1b]0;pwned\x07\x1b[2J [red]fine[/red]")
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=200)
+    show_doctor(console, [endpoint_row(failing_model)])
+    screen = console.file.getvalue()
+    assert "\x1b]" not in screen and "\x1b[2J" not in screen
+    assert "␛]0;pwned␇␛[2J [red]fine[/red]" in screen
+
+
+def test_an_internal_error_line_cannot_carry_an_escape(monkeypatch, capsys) -> None:
+    import index
+
+    def broken(argv=None):
+        raise RuntimeError("\x1b]0;pwned\x07")
+
+    monkeypatch.setattr(index, "main", broken)
+    monkeypatch.delenv("STEPAGENT_DEBUG", raising=False)
+    assert index.run_guarded([]) == 1
+    assert "\x1b" not in capsys.readouterr().err

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from models.base import ModelError
 from tools.bash.sandbox.status import LayerRow
+from ui.safe_text import safe_line
 
 PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
 PROBE_TOOL = {"type": "function", "function": {"name": "Ping", "description": "Does nothing.",
@@ -51,6 +52,6 @@ def show_doctor(console: Console, rows: list[LayerRow]) -> int:
     table.add_column("what its absence leaves open", style="yellow")
     for row in rows:
         table.add_row(row.layer, "[green]yes[/green]" if row.active else "[red]no[/red]",
-                      row.detail, row.leaves_open)
+                      safe_line(row.detail), safe_line(row.leaves_open))
     console.print(table)
     return 0
