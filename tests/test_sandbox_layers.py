@@ -6,6 +6,7 @@ no-Landlock paths are tested on any machine.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -107,3 +108,19 @@ def test_doctor_prints_a_row_per_layer(capsys, monkeypatch):
     for layer in ("classifier", "bubblewrap", "Landlock", "seccomp", "limits"):
         assert layer in shown
     assert "no" in shown and "repository-configured" in " ".join(shown.split())
+
+
+def test_what_a_dead_stepagent_left_behind_is_removed(tmp_path, monkeypatch):
+    import tempfile
+
+    from tools.bash.sandbox.launch import SCRATCH_PREFIX, remove_left_behind_scratch
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = tmp_path / f"{SCRATCH_PREFIX}{dead.pid}-abc"
+    mine = tmp_path / f"{SCRATCH_PREFIX}{os.getpid()}-abc"
+    for folder in (left, mine):
+        (folder / "sub").mkdir(parents=True)
+    remove_left_behind_scratch()
+    assert not left.exists() and mine.exists()

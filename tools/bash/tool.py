@@ -20,7 +20,7 @@ from state import AppState
 from tools.base import Tool, ToolResult, object_schema
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
-from tools.bash.sandbox.launch import plan_mode_launch
+from tools.bash.sandbox.launch import plan_mode_launch, remove_left_behind_scratch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.judgement import Judgement
@@ -46,6 +46,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
                    layers: Callable[[], Layers] = detect_layers) -> Tool:
     """The Bash tool; `layers` is a seam for tests that take a sandbox layer away."""
     cgroup = SharedCgroup()
+    first_plan_call = [True]
 
     def run(args: dict[str, Any]) -> ToolResult:
         command = args["command"]
@@ -54,6 +55,9 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         if not state.plan_mode:
             return _result(run_process(["bash", "-c", command], str(workspace), env, timeout), timeout)
         env.update(git_environment(GIT_SETTINGS_WHILE_PLANNING))
+        if first_plan_call:
+            first_plan_call.clear()
+            remove_left_behind_scratch()
         present = layers()
         with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None) as launch:
             outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),

@@ -74,11 +74,29 @@ class SharedCgroup:
 
     def get(self) -> CallCgroup | None:
         if not self.made:
+            remove_left_behind()
             cgroup = make_call_cgroup(f"stepagent-{os.getpid()}-{time.monotonic_ns()}")
             if cgroup:
                 weakref.finalize(self, cgroup.remove)
             self.made.append(cgroup)
         return self.made[0]
+
+
+def remove_left_behind() -> None:
+    """Remove the cgroups of stepagent processes that died without cleaning up
+    (kill -9, a closed terminal): their names carry the pid that made them."""
+    for hierarchy in [path for path, _, _ in V1.values()] + [V2[0]]:
+        try:
+            names = [name for name in os.listdir(hierarchy) if name.startswith("stepagent-")]
+        except OSError:
+            continue
+        stale = [hierarchy / name for name in names if not _alive(name.split("-")[1])]
+        if stale:
+            CallCgroup(stale).remove()
+
+
+def _alive(pid: str) -> bool:
+    return not pid.isdigit() or os.path.exists(f"/proc/{pid}")
 
 
 def make_call_cgroup(name: str) -> CallCgroup | None:

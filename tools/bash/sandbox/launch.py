@@ -26,6 +26,19 @@ from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.status import Layers
 
 
+SCRATCH_PREFIX = "stepagent-bash-"
+
+
+def remove_left_behind_scratch() -> None:
+    """Remove the temp folders of stepagent processes that died mid-call (their
+    names carry the pid that made them)."""
+    root = Path(tempfile.gettempdir())
+    for folder in root.glob(f"{SCRATCH_PREFIX}*"):
+        pid = folder.name[len(SCRATCH_PREFIX):].split("-")[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 @dataclass
 class Launch:
     """What the process runner needs: a command prefix, environment, child steps, fds,
@@ -50,7 +63,7 @@ def plan_mode_launch(workspace: Path, layers: Layers,
             cleanup.callback(cgroup.kill_members)
         arch = seccomp.architecture() if layers.seccomp else None
         program = seccomp.program(arch) if arch else None
-        scratch = tempfile.mkdtemp(prefix="stepagent-bash-")
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
         launch.env["TMPDIR"] = scratch
         if layers.bwrap:

@@ -53,7 +53,7 @@ def detect_layers() -> Layers:
 
 
 def _cgroup_works() -> bool:
-    probe = make_call_cgroup(f"stepagent-probe-{os.getpid()}-{time.monotonic_ns()}")
+    probe = make_call_cgroup(f"stepagent-{os.getpid()}-probe-{time.monotonic_ns()}")
     if probe is None:
         return False
     probe.remove()
