@@ -267,3 +267,11 @@ def test_the_family_is_detected_from_the_base_url(url, family):
 def test_only_the_user_s_own_machine_counts_as_local():
     assert is_local("http://localhost:11434/v1") and is_local("http://127.0.0.1:8080")
     assert not is_local("https://api.deepseek.com") and not is_local("http://gpu-box:8000/v1")
+
+
+def test_a_connection_cut_after_the_finish_reason_loses_nothing(server):
+    server.reply_events('data: {"choices": [{"index": 0, "delta": {"content": "all"}, "finish_reason": "stop"}]}',
+                        cut=True)
+    notices: list[Notice] = []
+    assert model_for(server, notices).complete(MESSAGES, [], lambda piece: None).text == "all"
+    assert notices == [] and len(server.requests) == 1
