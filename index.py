@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         present = callbacks.interactive_present(view, ask, lambda: state.permission_mode.value)
         approve, confirm = callbacks.interactive_approve(view, ask), callbacks.interactive_confirm(ask)
     agent = assemble(workspace, state, model, present, approve,
-                     compact_after_tokens=(args.context_window, args.compact_at), home=default_home())
+                     compact_after_tokens=(args.context_window, args.compact_at), home=default_home(),
+                     store=store)
     agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
     agent.preparers.append(lambda _agent: view.working())
     journal = Journal(store, state, workspace, view.error, SessionLock(default_home() / "locks"))

@@ -5,7 +5,7 @@ the user's review) and `approve` (a PermissionRequest with a preview of the call
 answered yes, yes for the session, or no with feedback). Tests pass
 fakes; index.py passes the console's. This is where the seams are filled: the
 hook registry (deny hooks, then ask hooks), the tool set, and the preparers that
-run before each request (automatic compaction, due reminders).
+run before each request (automatic compaction, due reminders, session mentions).
 """
 
 from __future__ import annotations
@@ -20,11 +20,14 @@ from hooks import permission_ask, plan_mode_guard
 from hooks.registry import HookRegistry
 from models.base import Model
 from session.compaction import AutoCompact, OverflowRecovery
+from session.mentions import session_mentions
 from session.reminders import ReminderLog, Reminders
+from session.store import SessionStore
 from state import AppState
 from tools.bash.classifier.classify import classify
 from tools.judgement import Judgement
 from tools.plan_mode import PlanReview
+from tools.session_context import make_session_context_tool
 from tools.toolset import build_tools
 
 
@@ -39,17 +42,30 @@ def build_hooks() -> HookRegistry:
 def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[str], PlanReview],
              approve: Approve, classifier: Callable[[str], Judgement] = classify,
              compact_after_tokens: tuple[int, float] = (128_000, 0.8),
-             home: Path | None = None) -> Agent:
+             home: Path | None = None, store: SessionStore | None = None) -> Agent:
     """The agent with its tools, hooks and preparers; the UI comes in as callbacks.
 
     `home` is stepagent's own folder ($STEPAGENT_HOME): with it, the session has
     memory (the Remember and Forget tools, the memory section of the prompt).
+    With the session `store`, ReadSessionContext reads earlier sessions; its
+    handoff's side request goes to whichever model the agent has at the time.
     """
     tools = build_tools(workspace, state, present, classifier, home,
                         list_models=getattr(model, "list_models", None), model_name=lambda: model.name)
     executor = Executor(tools, build_hooks(), state, approve)
     reminders = Reminders(ReminderLog(planning=state.plan_mode))
     state.events.subscribe(reminders.log.on_event)
-    return Agent(model, executor, state, workspace,
-                 preparers=[AutoCompact(*compact_after_tokens), reminders],
-                 recover_overflow=OverflowRecovery(compact_after_tokens[0]), home=home)
+    agent = Agent(model, executor, state, workspace,
+                  preparers=[AutoCompact(*compact_after_tokens), reminders, session_mentions],
+                  recover_overflow=OverflowRecovery(compact_after_tokens[0]), home=home)
+    if store is not None:
+        tool = make_session_context_tool(
+            store, lambda rules, material: side_request(agent.model, rules, material))
+        executor.tools[tool.name] = tool
+    return agent
+
+
+def side_request(model: Model, instructions: str, material: str) -> str:
+    """One request outside the conversation, with no tools: the instructions, then the material."""
+    messages = [{"role": "system", "content": instructions}, {"role": "user", "content": material}]
+    return model.complete(messages, [], lambda piece: None).text

@@ -2,7 +2,9 @@
 
 Three tables: `sessions` (ids `sess_…`, the workspace, times), `entries` (every
 message and event of a session, numbered in order) and `todos` (the current
-list, by session and position, deleted with their session). The database runs
+list, by session and position, deleted with their session). `entry_text` is an
+FTS5 full-text index over the messages (BM25 ranking, Porter stemming), which
+ReadSessionContext searches (session/search.py). The database runs
 in WAL mode so readers never block the writer, and every write is one
 `BEGIN IMMEDIATE` transaction, so concurrent writers queue instead of failing
 half-way. The schema is versioned with PRAGMA user_version; MIGRATIONS[n]
@@ -56,7 +58,32 @@ MIGRATIONS = [
         PRIMARY KEY (session_id, position));
     """,
     "CREATE INDEX sessions_by_workspace ON sessions (workspace, updated);",
+    """
+    CREATE VIRTUAL TABLE entry_text USING fts5(
+        body, session_id UNINDEXED, seq UNINDEXED, role UNINDEXED,
+        tokenize = 'porter unicode61');
+    INSERT INTO entry_text (body, session_id, seq, role)
+        SELECT searchable_text(payload), session_id, seq, json_extract(payload, '$.role')
+        FROM entries WHERE kind = 'message';
+    """,
 ]
+
+
+def searchable_text(payload: str) -> str:
+    """What full-text search sees of a stored message: its text, each tool call's name and arguments."""
+    message = json.loads(payload)
+    content = message.get("content")
+    parts = [content] if isinstance(content, str) else []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        parts.append(str(function.get("name", "")))
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            arguments = function.get("arguments")
+        values = arguments.values() if isinstance(arguments, dict) else [arguments]
+        parts += [value if isinstance(value, str) else json.dumps(value) for value in values]
+    return "\n".join(part for part in parts if part)
 
 
 class StoreUnavailable(Exception):
@@ -91,6 +118,7 @@ class SessionStore:
             self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
                                        check_same_thread=False)
             self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.create_function("searchable_text", 1, searchable_text, deterministic=True)
             self._refuse_newer_schema()
             self._db.execute("PRAGMA journal_mode = WAL")
             self._migrate()
@@ -112,8 +140,12 @@ class SessionStore:
         with self._write() as db:
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE session_id = ?",
                              (session_id,)).fetchone()[0]
+            encoded = json.dumps(payload)
             db.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?)",
-                       (session_id, seq, kind, json.dumps(payload), now))
+                       (session_id, seq, kind, encoded, now))
+            if kind == "message":
+                db.execute("INSERT INTO entry_text VALUES (?, ?, ?, ?)",
+                           (searchable_text(encoded), session_id, seq, payload.get("role", "")))
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (now, session_id))
         return seq
 
@@ -155,11 +187,18 @@ class SessionStore:
                           "GROUP BY s.id ORDER BY s.updated DESC LIMIT ?", (str(workspace), limit))
         return [SessionInfo(*row) for row in rows]
 
+    def search(self, session_id: str, expression: str, limit: int) -> list[tuple[int, str, str]]:
+        """The session's messages matching an FTS5 expression, best first: (seq, role, text)."""
+        return self._read("SELECT seq, role, body FROM entry_text WHERE entry_text MATCH ? AND "
+                          "session_id = ? ORDER BY bm25(entry_text) LIMIT ?",
+                          (expression, session_id, limit))
+
     def exists(self, session_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
 
     def delete_session(self, session_id: str) -> None:
         with self._write() as db:
+            db.execute("DELETE FROM entry_text WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def _read(self, sql: str, args: tuple) -> list[tuple]:

@@ -45,6 +45,7 @@ class Session:
     permission_requests: list[PermissionRequest] = field(default_factory=list)
     decisions: list[ToolDecision] = field(default_factory=list)
     home: Path | None = None
+    store: SessionStore | None = None
 
     def __post_init__(self) -> None:
         self.state = AppState()
@@ -52,7 +53,7 @@ class Session:
         self.state.events.subscribe(self._listen)
         self.model = ScriptedModel(self.turns)
         self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,
-                              self.classifier, home=self.home)
+                              self.classifier, home=self.home, store=self.store)
         self.executor = self.agent.executor
 
     def _listen(self, event) -> None:
@@ -86,7 +87,7 @@ def journaled(workspace: Path, store: SessionStore, turns: list[dict[str, Any]],
               lock: SessionLock | None = None, **options: Any) -> tuple[Session, LiveSession]:
     """A test session whose events are journaled to `store` (one writer if given a lock),
     and its live Session."""
-    session = Session(workspace, turns, **options)
+    session = Session(workspace, turns, store=store, **options)
     journal = Journal(store, session.state, workspace, warn=lambda text: None, lock=lock)
     session.state.events.subscribe(journal.on_event)
     return session, LiveSession(session.agent, journal)

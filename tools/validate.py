@@ -1,12 +1,13 @@
 """Check a call's arguments against its tool's JSON schema, before any hook runs.
 
 Covers what our schemas use: object, string, integer, boolean, array, required,
-enum, minimum/maximum, minLength and additionalProperties. The message says
+enum, minimum/maximum, minLength/maxLength, pattern and additionalProperties. The message says
 which argument is wrong, so the model can correct itself.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 TYPES = {"object": dict, "string": str, "integer": int, "boolean": bool, "array": list,
@@ -26,6 +27,10 @@ def schema_errors(value: Any, schema: dict[str, Any], where: str = "arguments") 
         problems.append(f"{where} must be at most {schema['maximum']}")
     if "minLength" in schema and len(value) < schema["minLength"]:
         problems.append(f"{where} must not be empty")
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        problems.append(f"{where} must be at most {schema['maxLength']} characters")
+    if "pattern" in schema and not re.search(schema["pattern"], value):
+        problems.append(f"{where} must match {schema['pattern']}")
     if expected == "object":
         properties = schema.get("properties", {})
         problems += [f"{where}.{name} is required" for name in schema.get("required", [])
