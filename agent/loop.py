@@ -93,8 +93,8 @@ class Agent:
 
     def run_turn(self, user_text: str) -> TurnOutcome:
         """Send the user's text and run steps until the model answers or the turn ends."""
-        self.add({"role": "user", "content": user_text})
         try:
+            self.add({"role": "user", "content": user_text})
             for _ in range(self.max_steps):
                 reply = self._step()
                 if not reply.tool_calls:

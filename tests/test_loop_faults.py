@@ -122,6 +122,20 @@ def test_a_listener_failing_on_the_reply_still_leaves_every_call_answered(worksp
     assert session.run("go on").ending == "answered"
 
 
+def test_a_listener_failing_on_the_users_message_ends_only_that_turn(workspace):
+    session = Session(workspace, [turn("answer")])
+    failing = [True]
+
+    def on_user(event) -> None:
+        if failing[0] and isinstance(event, MessageAdded) and event.message["role"] == "user":
+            failing[0] = False
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+    session.state.events.subscribe(on_user)
+    assert session.run("\ud800").ending == "failed"
+    assert session.run("again").text == "answer"
+    assert_valid_history(session.agent.messages)
+
+
 def test_each_result_is_journaled_before_the_next_call_runs(workspace, tmp_path):
     store = SessionStore(tmp_path / "sessions.db")
     seen = []

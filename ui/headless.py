@@ -5,8 +5,10 @@ answer is drawn through `safe` like everything else; piped or redirected it is
 written byte for byte, since a script reading it wants the model's exact text.
 Exit codes:
 0 answered (or, in plan mode, a plan produced: it is printed, but not approved
-and not saved, since nobody can approve it); 1 the model or a limit failed;
-130 interrupted.
+and not saved, since nobody can approve it); 1 the model or a limit failed,
+or the turn stopped on an internal error; 130 interrupted. Before the turn,
+ui/startup.py answers 2 for a session that cannot be found and 3 for one open in
+another process (-p refuses rather than fork it behind the user's back).
 """
 
 from __future__ import annotations
