@@ -1,6 +1,7 @@
 """stepagent's command line: parse the flags, assemble the agent, wire the UI in.
 
     python index.py [--mode build|edit|yolo|plan] [-p PROMPT] [--model NAME] [--script FILE]
+                    [--record FILE] [--script FILE --check]
     python index.py --doctor
 
 The workspace is the current directory. This is the one file that knows every
@@ -27,6 +28,7 @@ from models.scripted import load_script
 from session.journal import Journal
 from session.live import Session
 from session.lock import SessionLock
+from session.recording import Recorder, load_recording, replay_answers
 from session.store import default_home
 from state import MODE_CYCLE, AppState
 from tools.bash.sandbox.status import detect_layers, layer_rows, sandbox_status
@@ -48,6 +50,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("-p", "--prompt", help="run one turn headless and print the final answer")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
     parser.add_argument("--script", type=Path, help="replay a scripted model from a JSON file")
+    parser.add_argument("--record", type=Path, metavar="FILE",
+                        help="write this session's model turns as a scenario --script replays")
+    parser.add_argument("--check", action="store_true",
+                        help="with --script: replay a recording and report tool results that differ")
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument("--resume", nargs="?", const="", metavar="ID",
                         help="resume a stored session (without ID: list this workspace's sessions)")
@@ -64,6 +70,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("-p needs a prompt")
     if not 0 < args.compact_at <= 1:
         parser.error("--compact-at must be a share between 0 and 1")
+    if args.check and not args.script:
+        parser.error("--check needs --script FILE (a recording)")
     return args
 
 
@@ -132,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
 
         present = callbacks.interactive_present(view, ask, lambda: state.permission_mode.value)
         approve, confirm = callbacks.interactive_approve(view, ask), callbacks.interactive_confirm(ask)
+    if args.check:
+        present, approve = replay_answers(load_recording(args.script))
+    if args.record:
+        recorder = Recorder(args.record, state, workspace, f"Recorded with {model.name}")
+        state.events.subscribe(recorder.on_event)
     agent = assemble(workspace, state, model, present, approve,
                      compact_after_tokens=(args.context_window, args.compact_at), home=default_home(),
                      store=store)
@@ -145,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         return failed
     if args.mode:
         state.select(args.mode, "--mode")
+    if args.check:
+        from ui.replay import run_check
+
+        return run_check(agent, load_recording(args.script), view)
     if headless:
         from ui.headless import run_headless
 

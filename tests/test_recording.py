@@ -1,0 +1,72 @@
+"""Record a session against the local Chat Completions server, replay it offline, --check it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import index
+from tests.fake_chat_server import FakeChatServer
+
+NOTES = "Meeting notes: ship on Friday.\n"
+
+
+@pytest.fixture
+def server():
+    fake = FakeChatServer()
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+def run_in(folder, monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    folder.mkdir(exist_ok=True)
+    monkeypatch.chdir(folder)
+    code = index.main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_a_recorded_session_replays_offline_and_check_spots_a_different_workspace(
+        server, workspace, tmp_path, monkeypatch, capsys):
+    server.reply_tool_calls(("Write", {"file_path": "notes.txt", "content": NOTES}))
+    server.reply_tool_calls(("Read", {"file_path": "notes.txt"}))
+    server.reply_text("Written and checked.")
+    recording = tmp_path / "lesson.json"
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    code, out = run_in(workspace, monkeypatch, capsys, "--mode", "yolo", "--record", str(recording),
+                       "-p", "write the meeting notes")
+    assert code == 0 and out.strip() == "Written and checked."
+    scenario = json.loads(recording.read_text())
+    write, read = (turn["tool_calls"][0] for turn in scenario["turns"][:2])
+    assert scenario["turns"][0]["user"] == "write the meeting notes" and scenario["mode"] == "yolo"
+    assert write["arguments"] == {"file_path": "notes.txt", "content": NOTES}
+    assert write["result"].startswith("Created notes.txt") and "ship on Friday" in read["result"]
+
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    served = len(server.requests)
+    replay = tmp_path / "replay"
+    code, out = run_in(replay, monkeypatch, capsys, "--mode", "yolo", "--script", str(recording),
+                       "-p", "write the meeting notes")
+    assert code == 0 and out.strip() == "Written and checked."
+    assert (replay / "notes.txt").read_text() == (workspace / "notes.txt").read_text() == NOTES
+    assert len(server.requests) == served, "the replay is offline"
+
+    code, out = run_in(tmp_path / "fresh", monkeypatch, capsys, "--script", str(recording), "--check")
+    assert code == 0 and "Every tool result matches" in out
+    assert (tmp_path / "fresh" / "notes.txt").read_text() == NOTES
+
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    (changed / "notes.txt").write_text("someone else's notes\n")
+    code, out = run_in(changed, monkeypatch, capsys, "--script", str(recording), "--check")
+    assert code == 1
+    assert "call 1 Write" in out and "Overwrote" in out and "1 tool result(s) differ" in out
+
+
+def test_check_needs_a_script(workspace, capsys):
+    with pytest.raises(SystemExit) as exit_code:
+        index.main(["--check"])
+    assert exit_code.value.code == 2 and "--check needs --script" in capsys.readouterr().err
