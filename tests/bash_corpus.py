@@ -129,7 +129,7 @@ MUTATING = [command for commands in FAMILIES.values() for command in commands]
 CONFIG_DRIVEN = {
     "git diff": "git config diff.external ./ext.sh",
     "git status": "git config core.fsmonitor ./ext.sh",
-    "git status --short": "cp ext.sh .git/hooks/post-index-change && touch f.txt",
+    "git status --short": "cp ext.sh .git/hooks/post-index-change && touch -d @1000000000 dir/a.py",
     "git log -p -1": "echo 'f.txt diff=t' > .gitattributes && git config diff.t.textconv ./ext.sh && "
                      "git add .gitattributes f.txt && git commit -qm t",
     "git diff --stat": "echo 'f.txt filter=x' > .gitattributes && "

@@ -167,3 +167,11 @@ def test_session_state_tools_and_tools_that_need_the_user_never_ask(mode):
 
 def test_yolo_asks_nothing():
     assert permission_ask(event(fake_tool("Write"), mode=PermissionMode.YOLO)) is None
+
+
+def test_a_tools_plan_mode_hint_joins_its_denial_and_no_hint_adds_nothing():
+    hinted = plan_mode_guard(event(fake_tool("Remember", plan_mode_hint="Note it in the plan."),
+                                   plan_mode=True))
+    plain = plan_mode_guard(event(fake_tool("Scribble"), plan_mode=True))
+    assert hinted.endswith(" Note it in the plan.")
+    assert hinted.removesuffix(" Note it in the plan.").replace("Remember", "Scribble") == plain

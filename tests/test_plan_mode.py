@@ -13,7 +13,7 @@ from tools import plan_mode_text
 from tools.files import write_inside
 from tools.paths import OutsideWorkspace
 from tools.plan_file import PLANS_FOLDER, plan_path, save_plan, saved_plan
-from tools.plan_mode import PlanReview
+from tools.plan_mode import REJECTED, PlanReview
 
 PLAN = "1. Create hello.txt\n2. Check it"
 DESIGN_TOOL_NAMES = {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "EnterPlanMode", "ExitPlanMode",
@@ -315,3 +315,21 @@ def test_an_empty_plan_is_an_error_and_nothing_is_shown(workspace):
     session.run()
     assert "plan is empty" in session.tool_results()[0]
     assert session.shown_plans == [] and session.state.plan_mode
+
+
+def test_e_approves_into_edit_mode_and_the_trail_says_so(workspace):
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      mode="plan", plan_answers=["e"])
+    changes: list[ModeChanged] = []
+    session.state.events.subscribe(lambda e: changes.append(e) if isinstance(e, ModeChanged) else None)
+    session.run()
+    assert session.state.mode_label == "edit"
+    assert changes == [ModeChanged(False, "build", "ExitPlanMode approval"),
+                       ModeChanged(False, "edit", "plan approval")]
+
+
+def test_a_rejection_tells_the_model_it_is_still_planning(workspace):
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("never")],
+                      mode="plan", plan_answers=["n"])
+    session.run()
+    assert session.tool_results() == [REJECTED]

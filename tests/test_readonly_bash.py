@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -83,7 +84,7 @@ def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command
 def test_classifier_refuses_every_mutating_command(command):
     judgement = classify(command)
     assert not judgement.read_only
-    assert judgement.rule
+    assert judgement.rule and judgement.token, "a denial names its rule and the unsafe token"
 
 
 @pytest.mark.parametrize("command", READ_ONLY_COMMANDS)
@@ -200,6 +201,57 @@ def test_denials_name_the_rule_the_token_and_an_alternative(command, token, alte
                                      "grep -rn rm .", "cat rm.txt", "echo git push"])
 def test_whole_tokens_not_substrings(command):
     assert classify(command).read_only
+
+
+NESTED_FOUR_DEEP = "bash -c " + shlex.quote("bash -c " + shlex.quote("bash -c " + shlex.quote(
+    "bash -c ls")))
+
+
+@pytest.mark.parametrize("command, token, alternative", [
+    ("", "", ""),
+    (NESTED_FOUR_DEEP, "ls", ""),
+    ("/opt/bin/ls", "/opt/bin/ls", "call the command by its name"),
+    ("bash ./script.sh ls", "bash", "run the commands directly"),
+    ("bash -c ls extra", "bash", "run the commands directly"),
+    ("eval ls", "eval", "run the inner command directly"),
+    ("env -i ls", "-i", "run the command directly"),
+    ("env LD_PRELOAD=./x.so ls", "LD_PRELOAD=./x.so", "run the command directly"),
+    ("timeout --foo 5 ls", "--foo", "run the inner command directly"),
+    ("timeout 5", "timeout", ""),
+    ("nice", "nice", ""),
+    ("env $(echo touch) x", "$(echo touch)", "run the inner command on its own first"),
+    ("xargs $(echo touch)", "$(echo touch)", "run the inner command on its own first"),
+    ("timeout 5 $(echo touch) x", "$(echo touch)", "run the inner command on its own first"),
+    ('bash -c "$(echo ls)"', "$(echo ls)", "run the inner command on its own first"),
+    ("echo f.txt | xargs git log", "git", "run the command on named files"),
+    ("xargs --bogus cat", "--bogus", "run the inner command directly"),
+])
+def test_each_refusal_names_its_token_and_alternative(command, token, alternative):
+    judgement = classify(command)
+    assert not judgement.read_only and judgement.rule
+    assert (judgement.token, judgement.alternative) == (token, alternative)
+
+
+@pytest.mark.parametrize("command", [
+    "env", "env ls -la", "time", "time -p ls", "timeout 5 bash -c ls", "timeout -k 1 5 ls",
+    "nice -n 5 ls", "env bash -c ls", "nice bash -c 'bash -c ls'", "stdbuf -oL ls",
+    "echo f.txt | xargs -n1 grep x", "echo x | xargs", "xargs -I{} cat {}", "/bin/ls -la",
+    "ls $(echo x)", "bash -c " + shlex.quote("bash -c " + shlex.quote("bash -c ls"))])
+def test_harmless_wrappers_and_three_nested_shells_pass(command):
+    assert classify(command).read_only, classify(command)
+
+
+def test_a_classifier_bug_means_no_and_names_the_failure(monkeypatch):
+    from tools.bash.classifier import classify as module
+
+    def broken(command):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(module, "parse", broken)
+    command = "ls " + "a" * 60
+    judgement = classify(command)
+    assert not judgement.read_only
+    assert "RuntimeError" in judgement.rule and judgement.token == command[:40]
 
 
 def test_unparseable_commands_are_not_read_only():

@@ -3,8 +3,10 @@ audit trail each change leaves (ModeChanged with its cause)."""
 
 from __future__ import annotations
 
-from agent.events import ModeChanged
-from state import AppState, PermissionMode, StateView
+import re
+
+from agent.events import ModeChanged, Todo, TodosChanged
+from state import AppState, PermissionMode, StateView, new_session_id
 
 
 def watched(state: AppState) -> list[ModeChanged]:
@@ -64,3 +66,22 @@ def test_hooks_see_a_snapshot_of_the_flag_the_mode_and_the_session():
     state.enter_plan_mode("test")
     state.set_permission_mode(PermissionMode.EDIT, "test")
     assert state.view() == StateView(True, PermissionMode.EDIT, "sess_x")
+
+
+def test_session_ids_are_sess_and_16_hex_digits_and_a_resume_takes_the_stored_one():
+    assert re.fullmatch(r"sess_[0-9a-f]{16}", new_session_id())
+    assert new_session_id() != new_session_id()
+    state = AppState()
+    state.resume_session("sess_stored")
+    assert state.session_id == "sess_stored" and state.view().session_id == "sess_stored"
+
+
+def test_replacing_the_todos_returns_the_old_list_and_says_so():
+    state = AppState()
+    seen = []
+    state.events.subscribe(seen.append)
+    first = (Todo("read the code", "in_progress"),)
+    assert state.replace_todos(first) == ()
+    assert state.replace_todos([]) == first
+    assert state.todos == ()
+    assert seen == [TodosChanged((), first), TodosChanged(first, ())]
