@@ -15,6 +15,7 @@ from session.live import Session, SessionBusy
 from session.store import StoreUnavailable
 from state import MODE_CYCLE
 from ui.console import todo_line
+from ui.export import export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.safe_text import safe
 
@@ -28,6 +29,7 @@ HELP = """Commands:
   /resume [ID]   list this workspace's sessions, or resume one
   /fork ID       continue a session in a new one with a copy of its history
   /memory [NAME] list this workspace's memories, or open one in $EDITOR
+  /export [FILE] write this session as markdown (messages, tool calls, results, mode changes)
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
@@ -69,6 +71,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return _resume(session, rest)
     if name == "/fork":
         return _fork(session, rest)
+    if name == "/export":
+        return _export(session, rest)
     if name == "/memory":
         return _memory(session, rest)
     if name == "/help":
@@ -122,3 +126,11 @@ def _memory(session: Session, name: str) -> SlashOutcome:
         return SlashOutcome(list_memories(folder))
     message, failed = edit_memory(folder, name)
     return SlashOutcome(message, is_error=failed)
+
+
+def _export(session: Session, file_name: str) -> SlashOutcome:
+    try:
+        path = export_session(session, file_name)
+    except OSError as failure:
+        return SlashOutcome(f"Cannot write the export: {failure}", is_error=True)
+    return SlashOutcome(f"Exported this session to {path}.")
