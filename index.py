@@ -1,8 +1,9 @@
 """stepagent's command line: parse the flags, assemble the agent, wire the UI in.
 
-    python index.py [--mode build|edit|yolo|plan] [-p PROMPT] [--model NAME] [--script FILE]
+    python index.py [--mode build|edit|yolo|plan] [--model NAME] [--script FILE] [MESSAGE]
                     [--record FILE] [--script FILE --check]
-    python index.py --doctor
+    python index.py -p PROMPT|- [--output-format text|json|stream-json] [--approve-plan]
+    python index.py --doctor | --version | --help
 
 The workspace is the current directory. This is the one file that knows every
 part. It builds the state and the model, injects the UI callbacks into the
@@ -38,16 +39,41 @@ if TYPE_CHECKING:
 
 LESSON_SCRIPT = Path(__file__).resolve().parent / "step42_plan_mode" / "lesson_scenario.json"
 DEFAULT_MODEL = "gpt-4o-mini"
+VERSION = "0.1.0"
 LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It is a script that replays "
                  "the step-42 lesson. Try: /plan add a greeting file")
 
 
+ENVIRONMENT = """environment:
+  OPENAI_API_KEY   the endpoint's key (without one, and without a local OPENAI_BASE_URL,
+                   the offline lesson model runs)
+  OPENAI_BASE_URL  an OpenAI-compatible endpoint (default: https://api.openai.com/v1)
+  OPENAI_MODEL     the model name (default: gpt-4o-mini; --model wins)
+  STEPAGENT_HOME   where sessions, history and memory live (default: ~/.stepagent)
+  EDITOR           what /memory NAME opens"""
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line, checked; bad values exit with status 2 and a usage line."""
-    parser = argparse.ArgumentParser(prog="stepagent", description="A coding agent that plans before it acts.")
+    from ui.headless import OUTPUT_FORMATS
+    from ui.slash import HELP
+
+    parser = argparse.ArgumentParser(
+        prog="stepagent", description="A coding agent that plans before it acts.",
+        epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n-p exit codes: 0 answered, 1 failed, "
+               "2 no such session, 3 the session is open elsewhere, 4 a plan awaits approval (nothing changed), "
+               "130 interrupted.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("message", nargs="?", help="start the REPL and send this message first")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     parser.add_argument("--mode", choices=MODE_CYCLE,
                         help="start in this mode (default: build, or the resumed session's)")
-    parser.add_argument("-p", "--prompt", help="run one turn headless and print the final answer")
+    parser.add_argument("-p", "--prompt", help="run one turn headless and print the final answer "
+                        "(- reads the prompt from standard input)")
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
+                        help="with -p: the answer as text, one JSON object, or JSON lines as it runs")
+    parser.add_argument("--approve-plan", action="store_true",
+                        help="with -p: approve the model's plan instead of stopping at it (exit code 4)")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
     parser.add_argument("--script", type=Path, help="replay a scripted model from a JSON file")
     parser.add_argument("--record", type=Path, metavar="FILE",
@@ -66,8 +92,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
                         help="compact automatically past this share of the window (default: %(default)s)")
     args = parser.parse_args(argv)
+    if args.prompt == "-":
+        args.prompt = sys.stdin.read()
     if args.prompt is not None and not args.prompt.strip():
         parser.error("-p needs a prompt")
+    if args.prompt is not None and args.message:
+        parser.error("give the prompt either with -p or as MESSAGE, not both")
     if not 0 < args.compact_at <= 1:
         parser.error("--compact-at must be a share between 0 and 1")
     if args.check and not args.script:
@@ -134,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     state.events.subscribe(view.on_event)
     confirm = None
     if headless:
-        present, approve = callbacks.headless_present(view), callbacks.headless_approve(view)
+        present = callbacks.headless_present(view, args.approve_plan)
+        approve = callbacks.headless_approve(view)
     else:
         from prompt_toolkit import prompt as ask
 
@@ -152,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     agent.preparers.append(lambda _agent: view.working())
     journal = Journal(store, state, workspace, view.error, SessionLock(default_home() / "locks"))
     state.events.subscribe(journal.on_event)
-    session = Session(agent, journal)
+    session = Session(agent, journal, context_window=args.context_window)
     failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
     if failed is not None:
         return failed
@@ -165,10 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     if headless:
         from ui.headless import run_headless
 
-        return run_headless(agent, args.prompt, view)
+        return run_headless(agent, args.prompt, view, args.output_format)
     from ui.repl import history_at, run_repl
 
-    return run_repl(session, view, history_at(default_home() / "history"), model.name)
+    return run_repl(session, view, history_at(default_home() / "history"), args.message or "")
 
 
 def run_guarded(argv: list[str] | None = None) -> int:

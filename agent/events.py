@@ -107,6 +107,15 @@ class ToolStarted:
 
 
 @dataclass(frozen=True)
+class TokensUsed:
+    """What one model reply cost, as far as the server reported it (None: not reported)."""
+
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_tokens: int | None = None
+
+
+@dataclass(frozen=True)
 class Compacted:
     """The history was replaced by `messages` (the summary and what must survive)."""
 
@@ -125,7 +134,7 @@ class MemoryChanged:
 
 
 Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolRequested, ToolDecision, ToolStarted,
-              ToolFinished, Compacted, MemoryChanged]
+              ToolFinished, TokensUsed, Compacted, MemoryChanged]
 
 
 @dataclass

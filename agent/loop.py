@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from agent.events import MessageAdded
+from agent.events import MessageAdded, TokensUsed
 from agent.executor import Executor
 from agent.history import ids_in, open_calls, with_distinct_ids
 from agent.prompt import PromptContext, build_system_prompt
@@ -127,6 +127,9 @@ class Agent:
         for prepare in self.preparers:
             prepare(self)
         reply = self._ask_model()
+        if reply.usage is not None:
+            self.state.events.emit(TokensUsed(reply.usage.input_tokens, reply.usage.output_tokens,
+                                              reply.usage.cached_tokens))
         self.add(reply.as_message())
         self._run_tools(reply.tool_calls)
         return reply

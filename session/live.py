@@ -8,14 +8,16 @@ be forked (a new session with a copy of its history) instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent.events import mode_label
 from agent.history import open_calls
 from agent.loop import Agent
-from session.compaction import compact
+from session.compaction import compact, estimate_tokens
 from session.journal import Journal, read_session
 from session.store import SessionInfo, SessionStore, StoreUnavailable
+from session.changes import SessionChanges
+from session.usage import UsageMeter
 from state import PermissionMode, new_session_id
 
 
@@ -35,6 +37,33 @@ class SessionBusy(Exception):
 class Session:
     agent: Agent
     journal: Journal
+    context_window: int = 128_000
+    usage: UsageMeter = field(default_factory=UsageMeter)
+    changes: SessionChanges = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.changes = SessionChanges(self.agent.workspace)
+        self.agent.state.events.subscribe(self.usage.on_event)
+        self.agent.state.events.subscribe(self.changes.on_event)
+
+    def clear(self) -> str:
+        """Start a fresh conversation under a new session id; modes stay. Returns the old id."""
+        old = self.agent.state.session_id
+        self.agent.messages.clear()
+        self.agent.state.resume_session(new_session_id())
+        self.usage.reset()
+        self.changes.originals.clear()
+        self.journal.audit.clear()
+        return old
+
+    def context_tokens(self) -> int:
+        """How much of the context window the conversation fills: as reported, else estimated."""
+        return self.usage.context_tokens or estimate_tokens(self.agent.messages)
+
+    def context_line(self) -> str:
+        """`context 12% (15,000 of 128,000 tokens)`."""
+        used = self.context_tokens()
+        return f"context {100 * used // self.context_window}% ({used:,} of {self.context_window:,} tokens)"
 
     @property
     def store(self) -> SessionStore | None:

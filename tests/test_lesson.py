@@ -53,7 +53,7 @@ def test_both_quizzes_run_from_the_command_line():
 
 def test_offline_lesson_runs_headless_without_a_key_and_changes_nothing(workspace):
     done = run_index(workspace, "-p", "add a greeting file")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 4, done.stderr
     assert "offline lesson model" in done.stderr
     assert "denied by plan-mode-guard" in done.stderr
     assert "## Plan" in done.stdout, "the unapproved plan is the headless answer"

@@ -67,4 +67,4 @@ def test_console_shows_a_checklist_with_the_active_form():
 def test_toolbar_shows_completed_over_total(workspace):
     session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
     session.run()
-    assert "todos 1/3" in toolbar(session.state, "m")().value
+    assert "todos 1/3" in toolbar(session.state, lambda: "m")().value

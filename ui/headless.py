@@ -3,40 +3,103 @@
 The final answer goes to stdout, everything else to stderr. On a terminal the
 answer is drawn through `safe` like everything else; piped or redirected it is
 written byte for byte, since a script reading it wants the model's exact text.
+`-p -` reads the prompt from standard input.
+
+--output-format text         the answer (or the plan awaiting approval)
+--output-format json         one object at the end: ending, text, plan, session id, tokens
+--output-format stream-json  one JSON object per line as things happen (messages, tool
+                             decisions, tool results), then the same final object
+
 Exit codes:
-0 answered (or, in plan mode, a plan produced: it is printed, but not approved
-and not saved, since nobody can approve it); 1 the model or a limit failed,
-or the turn stopped on an internal error; 130 interrupted. Before the turn,
-ui/startup.py answers 2 for a session that cannot be found and 3 for one open in
-another process (-p refuses rather than fork it behind the user's back).
+0 answered (or a plan approved with --approve-plan, and the work done);
+1 the model or a limit failed, or the turn stopped on an internal error;
+4 the model made a plan and nobody approved it: the plan is printed (as the
+  answer, or as `plan` in JSON), not saved, and nothing was changed;
+130 interrupted. Before the turn, ui/startup.py answers 2 for a session that
+cannot be found and 3 for one open in another process (-p refuses rather than
+fork it behind the user's back).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
-from agent.loop import Agent
+from agent.events import Event, MessageAdded, ToolDecision, ToolFinished
+from agent.loop import Agent, TurnOutcome
+from session.usage import UsageMeter
 from ui.console import ConsoleView
 from ui.safe_text import safe
 
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+PLAN_NOT_APPROVED = 4
 
-def run_headless(agent: Agent, prompt: str, view: ConsoleView) -> int:
-    """Run one turn and print its answer (or the plan that could not be approved)."""
+
+def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: str = "text") -> int:
+    """Run one turn and report it in the chosen format; the exit code says how it ended."""
+    usage = UsageMeter()
+    agent.state.events.subscribe(usage.on_event)
+    if output_format == "stream-json":
+        agent.state.events.subscribe(stream_events(sys.stdout))
     outcome = agent.run_turn(prompt)
-    if outcome.ending == "answered":
-        write_answer(outcome.text, sys.stdout)
-        return 0
-    plan = last_plan(agent.messages)
-    if outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode" and plan:
-        write_answer(plan, sys.stdout)
-        return 0
-    if outcome.ending == "interrupted":
+    plan = last_plan(agent.messages) if _plan_unapproved(outcome) else ""
+    code = exit_code(outcome, plan)
+    if output_format == "text":
+        if outcome.ending == "answered" or plan:
+            write_answer(outcome.text if outcome.ending == "answered" else plan, sys.stdout)
+    else:
+        _write_json(final_record(outcome, plan, code, agent.state.session_id, usage), sys.stdout)
+    if code == PLAN_NOT_APPROVED:
+        view.notice("The plan awaits approval: nothing was changed (exit code 4). Run it in the "
+                    "REPL to review it, or pass --approve-plan.", style="yellow")
+    elif outcome.ending == "interrupted":
         view.error("interrupted")
-        return 130
-    view.error(outcome.error or f"the turn ended without an answer ({outcome.ending})")
-    return 1
+    elif code == 1:
+        view.error(outcome.error or f"the turn ended without an answer ({outcome.ending})")
+    return code
+
+
+def _plan_unapproved(outcome: TurnOutcome) -> bool:
+    return outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode"
+
+
+def exit_code(outcome: TurnOutcome, plan: str) -> int:
+    """0 answered, 4 a plan nobody approved, 130 interrupted, 1 anything else."""
+    if outcome.ending == "answered":
+        return 0
+    if plan:
+        return PLAN_NOT_APPROVED
+    return 130 if outcome.ending == "interrupted" else 1
+
+
+def final_record(outcome: TurnOutcome, plan: str, code: int, session_id: str,
+                 usage: UsageMeter) -> dict[str, Any]:
+    """The one object `--output-format json` prints (and stream-json ends with)."""
+    tally = usage.session
+    return {"type": "result", "ending": outcome.ending, "exit_code": code, "text": outcome.text,
+            "plan": plan, "error": outcome.error, "session_id": session_id,
+            "usage": {"input_tokens": tally.input_tokens, "output_tokens": tally.output_tokens,
+                      "cached_tokens": tally.cached_tokens} if tally.reported else None}
+
+
+def stream_events(out: TextIO) -> Callable[[Event], None]:
+    """A listener that writes each message, decision and tool result as one JSON line."""
+    def listen(event: Event) -> None:
+        if isinstance(event, MessageAdded):
+            _write_json({"type": "message", "message": event.message}, out)
+        elif isinstance(event, ToolDecision):
+            _write_json({"type": "decision", "tool": event.tool, "decision": event.decision,
+                         "hook": event.hook, "reason": event.reason, "asked": event.asked}, out)
+        elif isinstance(event, ToolFinished):
+            _write_json({"type": "tool_result", "tool": event.tool, "summary": event.summary,
+                         "is_error": event.is_error}, out)
+    return listen
+
+
+def _write_json(record: dict[str, Any], out: TextIO) -> None:
+    out.write(json.dumps(record, ensure_ascii=True) + "\n")
+    out.flush()
 
 
 def write_answer(text: str, out: TextIO) -> None:

@@ -2,14 +2,20 @@
 
 The bottom toolbar always shows the mode; PLAN is drawn on a magenta background so
 it cannot be missed. Ctrl-C at the prompt clears the line; during a turn it
-cancels the turn (the agent loop keeps the history valid). Ctrl-D or /exit leaves.
+cancels the turn (the agent loop keeps the history valid). Ctrl-D or /exit leaves,
+and says how to resume. Tab completes commands and their arguments; Alt+Enter (or
+Esc, Enter) starts a new line; a message that starts with a path (`/tmp/x.py is
+broken`) goes to the model, not to the commands.
 """
 
 from __future__ import annotations
 
+import shlex
+import sys
 from html import escape as html_escape
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlparse
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -19,19 +25,47 @@ from prompt_toolkit.key_binding import KeyBindings
 
 from agent.loop import TurnOutcome, unexpected
 from session.live import Session
-from state import AppState
+from state import MODE_CYCLE, AppState
 from ui.console import ConsoleView
 from ui.safe_text import safe
-from ui.slash import run_slash_command
+from ui.completion import SlashCompleter
+from ui.slash import command_names, run_slash_command
 
 
-def toolbar(state: AppState, model_name: str) -> Callable[[], HTML]:
+def is_command(text: str) -> bool:
+    """`/mode edit` is a command; `/tmp/x.py is broken` is a message that starts with a path."""
+    first = text.split(maxsplit=1)[0]
+    return first.startswith("/") and "/" not in first[1:]
+
+
+def resume_command(session_id: str) -> str:
+    """The command line that resumes this session."""
+    program = sys.argv[0] or "index.py"
+    launcher = ["python", program] if program.endswith(".py") else [program]
+    return shlex.join([*launcher, "--resume", session_id])
+
+
+def completer(session: Session) -> SlashCompleter:
+    """Tab: command names, then modes, stored session ids and the endpoint's model ids."""
+    model = session.agent.model
+    return SlashCompleter(command_names, {
+        "/mode": lambda: list(MODE_CYCLE),
+        "/resume": lambda: [info.id for info in session.recent()],
+        "/model": lambda: [info.id for info in model.list_models()],
+    })
+
+
+def toolbar(state: AppState, model_name: Callable[[], str],
+            context: Callable[[], str] = lambda: "") -> Callable[[], HTML]:
+    """The bottom line: mode (PLAN on magenta), todos, model, context use, keys."""
     def render() -> HTML:
         mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
         done = sum(todo.status == "completed" for todo in state.todos)
         todos = f"  ·  todos {done}/{len(state.todos)}" if state.todos else ""
-        return HTML(f"{mode}{todos}  ·  model: {html_escape(safe(model_name))}  ·  Shift+Tab: mode  ·  /help")
+        used = f"  ·  {html_escape(context())}" if context() else ""
+        return HTML(f"{mode}{todos}  ·  model: {html_escape(safe(model_name()))}{used}  ·  "
+                    "Shift+Tab: mode  ·  /help")
     return render
 
 
@@ -44,7 +78,17 @@ def history_at(path: Path) -> History:
         return InMemoryHistory()
 
 
-def run_repl(session: Session, view: ConsoleView, history: History, model_name: str) -> int:
+def startup_line(session: Session, sandbox: str) -> str:
+    """Model, endpoint host, workspace, mode and the plan-mode sandbox, in one line."""
+    model = session.agent.model
+    endpoint = getattr(model, "endpoint", "")
+    host = f" at {urlparse(endpoint).netloc or endpoint}" if endpoint else ""
+    return (f"stepagent · model {model.name}{host} · workspace {session.agent.workspace} · "
+            f"mode {session.agent.state.mode_label} · plan-mode sandbox: {sandbox or 'unknown'}")
+
+
+def run_repl(session: Session, view: ConsoleView, history: History, first_message: str = "") -> int:
+    """Run the REPL until the user leaves; `first_message` is sent before the first prompt."""
     agent = session.agent
     state = agent.state
     keys = KeyBindings()
@@ -53,19 +97,37 @@ def run_repl(session: Session, view: ConsoleView, history: History, model_name: 
     def _cycle(event) -> None:
         run_in_terminal(lambda: state.cycle("Shift+Tab"))
 
-    prompt: PromptSession = PromptSession(history=history, key_bindings=keys,
-                                    bottom_toolbar=toolbar(state, model_name))
+    @keys.add("escape", "enter")
+    def _newline(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    prompt: PromptSession = PromptSession(
+        history=history, key_bindings=keys, completer=completer(session), complete_while_typing=False,
+        bottom_toolbar=toolbar(state, lambda: agent.model.name, session.context_line))
+    view.notice(startup_line(session, view.sandbox_status()), style="dim")
+    try:
+        if first_message:
+            _send(session, view, first_message)
+        _loop(session, view, prompt)
+    finally:
+        if agent.messages:
+            view.notice(f"Resume this session with: {resume_command(state.session_id)}", style="dim")
+    return 0
+
+
+def _loop(session: Session, view: ConsoleView, prompt: PromptSession) -> None:
+    """Read a line, run it (a command or a message to the model), until the user leaves."""
     while True:
         try:
             line = prompt.prompt("› ")
         except KeyboardInterrupt:
             continue
         except EOFError:
-            return 0
+            return
         text = line.strip()
         if not text:
             continue
-        if text.startswith("/"):
+        if is_command(text):
             try:
                 outcome = run_slash_command(text, session)
             except KeyboardInterrupt:
@@ -77,11 +139,19 @@ def run_repl(session: Session, view: ConsoleView, history: History, model_name: 
             if outcome.message:
                 (view.error if outcome.is_error else view.notice)(outcome.message)
             if outcome.exit:
-                return 0
+                return
             text = outcome.send
             if not text:
                 continue
-        report_outcome(agent.run_turn(text), view)
+        _send(session, view, text)
+
+
+def _send(session: Session, view: ConsoleView, text: str) -> None:
+    """One turn with the model, then how it ended and the tokens it cost."""
+    session.usage.start_turn()
+    report_outcome(session.agent.run_turn(text), view)
+    if session.usage.turn.reported:
+        view.notice(session.usage.turn.line(), style="dim")
 
 
 def report_outcome(outcome: TurnOutcome, view: ConsoleView) -> None:

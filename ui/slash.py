@@ -8,9 +8,11 @@ message to send to the model or the REPL should end.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from models.base import ModelError
+from models.catalog import checked_name, format_catalog
 from session.live import Session, SessionBusy
 from session.store import StoreUnavailable
 from state import MODE_CYCLE
@@ -25,6 +27,10 @@ HELP = """Commands:
   /todos         show the todo list
   /trace         show mode changes and hook decisions of this session, with the reasons
   /last          show the whole output of the latest command
+  /usage         tokens spent in this session, and how full the context window is
+  /diff          what this session's Write and Edit calls changed, as a diff
+  /clear         start a fresh conversation (a new session; the mode stays)
+  /model [NAME]  list the endpoint's models, or switch to one
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
   /fork ID       continue a session in a new one with a copy of its history
@@ -63,6 +69,18 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return SlashOutcome("\n".join(lines) or "The todo list is empty.")
     if name == "/trace":
         return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
+    if name == "/usage":
+        usage = session.usage.session
+        return SlashOutcome(f"This session: {usage.line()} over {usage.replies} replies; "
+                            f"{session.context_line()}.")
+    if name == "/diff":
+        return SlashOutcome(safe(session.changes.diff()) or "No file changed by Write or Edit yet "
+                            "(changes made by Bash commands are not tracked; try git diff).")
+    if name == "/clear":
+        old = session.clear()
+        return SlashOutcome(f"A fresh conversation. The previous one is kept as {old}.")
+    if name == "/model":
+        return _model(session, rest)
     if name == "/last":
         return SlashOutcome(safe(session.last_command_output()) or "No command has run yet.")
     if name == "/compact":
@@ -79,7 +97,36 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return SlashOutcome(HELP)
     if name in {"/exit", "/quit"}:
         return SlashOutcome(exit=True)
-    return SlashOutcome(f"Unknown command {name}. {HELP}", is_error=True)
+    return SlashOutcome(unknown_command(name), is_error=True)
+
+
+def command_names() -> list[str]:
+    """Every command /help lists, by name."""
+    return [line.split()[0] for line in HELP.splitlines() if line.startswith("  /")]
+
+
+def unknown_command(name: str) -> str:
+    """What to say for a command that does not exist: the nearest one, if any is close."""
+    close = difflib.get_close_matches(name, [*command_names(), "/quit"], n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    return f"Unknown command {safe(name)}.{hint} /help lists them; to send text starting with /, put a space before it."
+
+
+def _model(session: Session, name: str) -> SlashOutcome:
+    model = session.agent.model
+    list_models = getattr(model, "list_models", None)
+    if list_models is None:
+        return SlashOutcome(f"Model: {model.name}. This model has no catalog.")
+    if not name:
+        try:
+            return SlashOutcome(format_catalog(list_models(), model.name))
+        except ModelError as failure:
+            return SlashOutcome(f"Model: {model.name}. {failure}", is_error=True)
+    try:
+        model.name = checked_name(name, list_models)
+    except ModelError as failure:
+        return SlashOutcome(str(failure), is_error=True)
+    return SlashOutcome(f"Model → {model.name}")
 
 
 def _compact(session: Session) -> SlashOutcome:

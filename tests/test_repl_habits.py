@@ -1,0 +1,146 @@
+"""REPL habits and headless modes: commands, completion, /diff, /clear, /model, -p formats."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from models.catalog import ModelInfo
+from session.store import SessionStore
+from tests.fake_chat_server import FakeChatServer
+from tests.harness import call, journaled, turn
+from tests.terminal import Terminal
+from tests.test_lesson import run_index
+from ui.completion import SlashCompleter
+from ui.repl import is_command
+from ui.slash import command_names, run_slash_command, unknown_command
+
+PLAN_SCRIPT = {"turns": [
+    {"text": "planning", "tool_calls": [{"name": "EnterPlanMode", "arguments": {}}]},
+    {"tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": "1. write made.txt"}}]},
+    {"tool_calls": [{"name": "Write", "arguments": {"file_path": "made.txt", "content": "x\n"}}]},
+    {"text": "done"}]}
+
+
+def test_a_message_that_starts_with_a_path_is_not_a_command():
+    assert is_command("/mode edit") and is_command("/plan")
+    assert not is_command("/tmp/x.py is broken") and not is_command("/usr/bin/env fails")
+
+
+def test_an_unknown_command_suggests_the_nearest():
+    assert "Did you mean /plan?" in unknown_command("/plna")
+    assert "Did you mean" not in unknown_command("/zzzzzz")
+    assert {"/plan", "/mode", "/diff", "/clear", "/model", "/usage", "/last"} <= set(command_names())
+
+
+def completions(completer: SlashCompleter, text: str) -> list[str]:
+    return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+
+def test_tab_completes_commands_and_their_arguments():
+    completer = SlashCompleter(command_names, {"/mode": lambda: ["plan", "build", "edit", "yolo"],
+                                               "/model": lambda: 1 / 0})
+    assert completions(completer, "/co") == ["/compact"]
+    assert completions(completer, "/mode e") == ["edit"]
+    assert completions(completer, "/model g") == [], "a failing source offers nothing"
+    assert completions(completer, "hello /co") == []
+
+
+def test_diff_shows_what_write_and_edit_changed_and_clear_starts_afresh(workspace, tmp_path):
+    (workspace / "app.py").write_text("a = 1\n")
+    _, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [
+        turn("", call("Write", file_path="new.txt", content="hello\n"),
+             call("Edit", file_path="app.py", old_string="a = 1", new_string="a = 2"),
+             call("Write", file_path="denied.txt", content="no\n")), turn("ok")],
+        mode="build", permission_answers=[True, True, False])
+    assert "No file changed" in run_slash_command("/diff", live).message
+    live.agent.run_turn("go")
+    diff = run_slash_command("/diff", live).message
+    assert "+hello" in diff and "-a = 1" in diff and "+a = 2" in diff and "denied.txt" not in diff
+    old_id = live.agent.state.session_id
+    assert old_id in run_slash_command("/clear", live).message
+    assert live.agent.messages == [] and live.agent.state.session_id != old_id
+
+
+def test_model_lists_the_catalog_and_switches(workspace, tmp_path):
+    session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [])
+    session.model.catalog = [ModelInfo("qwen2.5-coder:7b"), ModelInfo("llama3.1:8b")]
+    assert "llama3.1:8b" in run_slash_command("/model", live).message
+    assert run_slash_command("/model llama3.1:8b", live).message == "Model → llama3.1:8b"
+    assert session.model.name == "llama3.1:8b"
+    assert run_slash_command("/model nope", live).is_error
+
+
+def test_usage_counts_reported_tokens(workspace, tmp_path):
+    session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [turn("hi")])
+    from agent.events import TokensUsed
+    session.state.events.emit(TokensUsed(1200, 30, 1000))
+    shown = run_slash_command("/usage", live).message
+    assert "tokens in 1,200 (1,000 cached) · out 30" in shown and "context 0% (1,230 of 128,000" in shown
+
+
+def test_p_dash_reads_the_prompt_from_stdin_and_json_formats(workspace, tmp_path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([{"text": "the answer"}]))
+    done = run_index(workspace, "--script", str(script), "-p", "-", "--output-format", "json",
+                     stdin="a prompt from a pipe")
+    record = json.loads(done.stdout)
+    assert done.returncode == 0 and record["text"] == "the answer" and record["ending"] == "answered"
+    done = run_index(workspace, "--script", str(script), "-p", "go", "--output-format", "stream-json")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0] == {"type": "message", "message": {"role": "user", "content": "go"}}
+    assert lines[-1]["type"] == "result" and lines[-1]["text"] == "the answer"
+
+
+def test_a_plan_headless_exits_4_unless_approved_with_a_flag(workspace, tmp_path):
+    script = tmp_path / "plan.json"
+    script.write_text(json.dumps(PLAN_SCRIPT))
+    done = run_index(workspace, "--script", str(script), "-p", "make it")
+    assert done.returncode == 4 and "1. write made.txt" in done.stdout
+    assert not (workspace / "made.txt").exists() and not (workspace / ".stepagent").exists()
+    done = run_index(workspace, "--script", str(script), "--mode", "edit", "--approve-plan", "-p", "make it")
+    assert done.returncode == 0 and (workspace / "made.txt").read_text() == "x\n"
+
+
+def test_version_and_help(workspace):
+    assert re.match(r"stepagent \d", run_index(workspace, "--version").stdout)
+    shown = run_index(workspace, "--help").stdout
+    assert "OPENAI_BASE_URL" in shown and "STEPAGENT_HOME" in shown and "/plan [task]" in shown
+
+
+def test_the_repl_habits_in_a_terminal(workspace):
+    server = FakeChatServer()
+    url = server.start()
+    server.reply_text("first answer")
+    server.reply_text("second answer")
+    server.reply_text("third answer")
+    terminal = Terminal.start(workspace, "opening message",
+                              env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+    try:
+        for shown in ["stepagent · model gpt-4o-mini at 127.0.0.1", "· workspace ", "mode build",
+                      "first answer", "tokens in 120 (64 cached) · out 30"]:
+            terminal.expect_text(shown)
+        assert server.requests[0]["messages"][-1] == {"role": "user", "content": "opening message"}
+        terminal.expect("›")
+        terminal.sendline("/tmp/x.py is broken")
+        terminal.expect_text("second answer")
+        assert server.requests[1]["messages"][-1]["content"] == "/tmp/x.py is broken"
+        terminal.expect("›")
+        terminal.send("line one\x1b\rline two\r")
+        terminal.expect_text("third answer")
+        assert server.requests[2]["messages"][-1]["content"] == "line one\nline two"
+        terminal.expect("›")
+        terminal.send("/us\t")
+        terminal.expect_text("/usage")
+        terminal.send("\r")
+        terminal.expect_text("This session: tokens in 360 (192 cached) · out 90 over 3 replies")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+        terminal.expect_text("Resume this session with:")
+        terminal.expect_text("--resume sess_")
+    finally:
+        terminal.close()
+        server.stop()
