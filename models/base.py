@@ -84,4 +84,6 @@ class Model(Protocol):
     name: str
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                 on_text: Callable[[str], None]) -> Reply: ...
+                 on_text: Callable[[str], None]) -> Reply:
+        """Stream one reply: text through on_text as it arrives, then the whole Reply."""
+        ...

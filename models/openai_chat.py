@@ -48,6 +48,8 @@ class _Transient(Exception):
 
 @dataclass
 class OpenAIChatModel:
+    """The real model: one streamed Chat Completions request per round trip."""
+
     name: str
     api_key: str
     base_url: str | None = None
@@ -68,6 +70,7 @@ class OpenAIChatModel:
 
     @property
     def endpoint(self) -> str:
+        """What is known of the endpoint: its family and the parameters it refused."""
         return self.base_url or DEFAULT_BASE_URL
 
     def client(self) -> Any:

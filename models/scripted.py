@@ -25,6 +25,8 @@ END_OF_SCRIPT = "(The script has ended; there is nothing more to replay.)"
 
 @dataclass
 class ScriptedModel:
+    """A model that replays a list of assistant turns, whatever it is sent."""
+
     turns: list[dict[str, Any]]
     name: str = "scripted"
     requests: list[list[dict[str, Any]]] = field(default_factory=list)
@@ -40,6 +42,7 @@ class ScriptedModel:
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:
+        """The next scripted turn, its text streamed word by word."""
         self.requests.append(messages)
         self.tool_schemas.append(tools)
         turn = self.turns[len(self.requests) - 1] if len(self.requests) <= len(self.turns) else {

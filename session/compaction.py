@@ -42,6 +42,7 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
 
 
 def continuity(state: AppState, workspace: Path) -> str:
+    """What must survive a compaction: plan mode, the saved plan and the todos."""
     lines = ["Plan mode is ACTIVE: research only, then ExitPlanMode." if state.plan_mode
              else "Plan mode is off."]
     saved = saved_plan(workspace, state.session_id)
@@ -92,6 +93,8 @@ def compact(agent: "Agent", transcript_chars: int | None = None) -> str:
 
 @dataclass
 class AutoCompact:
+    """The preparer that compacts when the history passes a share of the window."""
+
     window_tokens: int
     share: float
 

@@ -92,6 +92,8 @@ class StoreUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Entry:
+    """One stored entry of a session: its number, kind and payload."""
+
     seq: int
     kind: str
     payload: dict[str, Any]
@@ -99,6 +101,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class SessionInfo:
+    """One line of the session list: id, workspace, age, size."""
+
     id: str
     workspace: str
     updated: float
@@ -106,11 +110,14 @@ class SessionInfo:
 
     @property
     def summary(self) -> str:
+        """The session as one line for the user."""
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.updated))
         return f"{self.id}  {when}  {self.entries} entries"
 
 
 class SessionStore:
+    """Sessions, their entries and todos in one SQLite file (WAL, BEGIN IMMEDIATE)."""
+
     def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS):
         self.path = path
         try:
@@ -126,9 +133,11 @@ class SessionStore:
             raise StoreUnavailable(f"session store {path} cannot be used: {exc}") from None
 
     def close(self) -> None:
+        """Close the database connection."""
         self._db.close()
 
     def create_session(self, session_id: str, workspace: Path) -> None:
+        """Record a new session for this workspace (nothing happens if it exists)."""
         now = time.time()
         with self._write() as db:
             db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
@@ -150,6 +159,7 @@ class SessionStore:
         return seq
 
     def replace_todos(self, session_id: str, todos: tuple[Todo, ...]) -> None:
+        """Store the whole todo list of a session in place of the old one."""
         with self._write() as db:
             db.execute("DELETE FROM todos WHERE session_id = ?", (session_id,))
             db.executemany("INSERT INTO todos VALUES (?, ?, ?, ?, ?, ?)",
@@ -158,6 +168,7 @@ class SessionStore:
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (time.time(), session_id))
 
     def entries(self, session_id: str) -> list[Entry]:
+        """A session's entries in the order they were written."""
         rows = self._read("SELECT seq, kind, payload FROM entries WHERE session_id = ? ORDER BY seq",
                           (session_id,))
         try:
@@ -177,11 +188,13 @@ class SessionStore:
                        "FROM todos WHERE session_id = ?", (target, source))
 
     def todos(self, session_id: str) -> tuple[Todo, ...]:
+        """A session's current todo list."""
         rows = self._read("SELECT content, status, priority, active_form FROM todos "
                           "WHERE session_id = ? ORDER BY position", (session_id,))
         return tuple(Todo(*row) for row in rows)
 
     def sessions(self, workspace: Path, limit: int = 20) -> list[SessionInfo]:
+        """This workspace's sessions, newest first."""
         rows = self._read("SELECT s.id, s.workspace, s.updated, COUNT(e.seq) FROM sessions s "
                           "LEFT JOIN entries e ON e.session_id = s.id WHERE s.workspace = ? "
                           "GROUP BY s.id ORDER BY s.updated DESC LIMIT ?", (str(workspace), limit))
@@ -194,9 +207,11 @@ class SessionStore:
                           (expression, session_id, limit))
 
     def exists(self, session_id: str) -> bool:
+        """Whether a session with this id is stored."""
         return bool(self._read("SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
 
     def delete_session(self, session_id: str) -> None:
+        """Remove a session with its entries and todos."""
         with self._write() as db:
             db.execute("DELETE FROM entry_text WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))

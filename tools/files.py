@@ -60,6 +60,7 @@ def _umask() -> int:
 
 
 def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -84,6 +85,7 @@ def write_inside(root: Path, relative: str | Path, text: str) -> Path:
 
 
 def make_file_tools(workspace: Path) -> list[Tool]:
+    """Read, Write and Edit, confined to the workspace."""
     def read(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
         if path.is_dir():

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Judgement:
+    """Whether a call can change anything, and if so the rule, token and alternative."""
+
     read_only: bool
     rule: str = ""
     token: str = ""
@@ -31,4 +33,5 @@ READ_ONLY = Judgement(True)
 
 
 def unsafe(rule: str, token: str = "", alternative: str = "") -> Judgement:
+    """A judgement that the call could change something, saying why."""
     return Judgement(False, rule, token, alternative)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 
 def resolve(workspace: Path, file_path: str) -> Path:
+    """The absolute path a tool argument names, relative to the workspace."""
     path = Path(file_path).expanduser()
     return (path if path.is_absolute() else workspace / path).resolve()
 

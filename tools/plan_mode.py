@@ -50,6 +50,7 @@ class PlanReview:
 
 def make_plan_mode_tools(workspace: Path, state: AppState,
                          present: Callable[[str], PlanReview]) -> list[Tool]:
+    """EnterPlanMode and ExitPlanMode, with ExitPlanMode's review injected as `present`."""
     def enter(args: dict[str, Any]) -> ToolResult:
         entered = state.enter_plan_mode("EnterPlanMode")
         return ToolResult(("" if entered else "Plan mode was already on.\n") +

@@ -73,6 +73,7 @@ def grep_arguments(pattern: str, glob: str | None = None, file: str | None = Non
 
 
 def make_search_tools(workspace: Path) -> list[Tool]:
+    """Glob and Grep, both run by ripgrep in the workspace."""
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
 

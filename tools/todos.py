@@ -33,6 +33,7 @@ def as_dicts(todos: tuple[Todo, ...]) -> list[dict[str, str]]:
 
 
 def make_todo_tools(state: AppState) -> list[Tool]:
+    """TodoWrite and TodoRead over the state's todo list."""
     def write(args: dict[str, Any]) -> ToolResult:
         todos = tuple(Todo(item["content"].strip(), item["status"], item.get("priority", "medium"),
                            item.get("active_form", "").strip()) for item in args["todos"])

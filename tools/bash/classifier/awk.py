@@ -26,6 +26,7 @@ ALTERNATIVE = "awk '{ print $1 }' FILE prints to the screen; compare inside pare
 
 
 def judge_awk(args: list[str]) -> Judgement:
+    """Read-only unless the program writes files, pipes to commands or calls system()."""
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
         flag = args[i]

@@ -46,6 +46,7 @@ ALTERNATIVES = {"--output": "git diff (or git log -p) prints to the screen inste
 
 
 def judge_git(args: list[str]) -> Judgement:
+    """Judge a git command line by its global options, subcommand and subcommand options."""
     i = 0
     while i < len(args) and args[i].startswith("-"):
         flag = args[i].split("=", 1)[0]

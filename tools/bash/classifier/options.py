@@ -46,6 +46,7 @@ class Reading:
 
 
 def long_options(text: str) -> frozenset[str]:
+    """The set of `--name` options spelled out in `text`, names separated by blanks."""
     return frozenset(f"--{name}" for name in text.split())
 
 

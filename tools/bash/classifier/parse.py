@@ -63,11 +63,14 @@ class Word:
 
 @dataclass
 class SimpleCommand:
+    """One command of a line: its words after quotes and escapes are resolved."""
+
     words: list[Word] = field(default_factory=list)
     substitutions: list[str] = field(default_factory=list)
 
     @property
     def argv(self) -> list[str]:
+        """The words as the program would see them."""
         return [w.text for w in self.words]
 
 

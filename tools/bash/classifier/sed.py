@@ -18,6 +18,7 @@ ALTERNATIVE = "sed -n '1,20p' FILE prints lines without changing the file"
 
 
 def judge_sed(args: list[str]) -> Judgement:
+    """Read-only while sed only prints: no in-place edit, no script file, no w, W or e."""
     scripts: list[str] = []
     positional: list[str] = []
     pending_script = False

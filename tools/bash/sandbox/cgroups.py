@@ -73,6 +73,7 @@ class SharedCgroup:
     made: list[CallCgroup | None] = field(default_factory=list)
 
     def get(self) -> CallCgroup | None:
+        """The tool's cgroup, created on first use; None where cgroups cannot be used."""
         if not self.made:
             remove_left_behind()
             cgroup = make_call_cgroup(f"stepagent-{os.getpid()}-{time.monotonic_ns()}")

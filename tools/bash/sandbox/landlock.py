@@ -69,6 +69,7 @@ def abi_version() -> int:
 
 
 def write_rights(abi: int) -> int:
+    """The Landlock write rights this ABI version knows."""
     rights = WRITE_RIGHTS_BY_ABI[min(abi, 2)]
     if abi >= 3:
         rights |= TRUNCATE
@@ -84,10 +85,12 @@ class ReadOnlyRuleset:
     fd: int
 
     def restrict(self) -> None:
+        """In the child before exec: no new privileges, then the ruleset."""
         _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         _syscall(RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0))
 
     def close(self) -> None:
+        """Close the ruleset's descriptor in the parent."""
         os.close(self.fd)
 
 

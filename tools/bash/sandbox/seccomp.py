@@ -45,6 +45,8 @@ REFUSED = ("socket chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat 
 
 @dataclass(frozen=True)
 class Architecture:
+    """The audit architecture and syscall numbers of one CPU family."""
+
     audit_arch: int
     numbers: dict[str, int]
     x32_bit: bool = False
