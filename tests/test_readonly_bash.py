@@ -20,7 +20,7 @@ import pytest
 from tests.bash_corpus import CONFIG_DRIVEN, MUTATING, make_scratch, snapshot
 from tests.bash_corpus import READ_ONLY as READ_ONLY_COMMANDS
 from tests.harness import Session, call, turn
-from tools.bash.classifier.classify import classify
+from tools.bash.classifier.classify import SYSTEM_PATH, classify
 from tools.bash.sandbox.landlock import abi_version
 from tools.bash.sandbox.status import detect_layers
 from tools.judgement import READ_ONLY
@@ -239,6 +239,15 @@ def test_each_refusal_names_its_token_and_alternative(command, token, alternativ
     "ls $(echo x)", "bash -c " + shlex.quote("bash -c " + shlex.quote("bash -c ls"))])
 def test_harmless_wrappers_and_three_nested_shells_pass(command):
     assert classify(command).read_only, classify(command)
+
+
+def test_a_command_given_by_path_counts_only_as_the_systems_own_binary(tmp_path, monkeypatch):
+    planted = tmp_path / "ls"
+    planted.write_text("#!/bin/sh\ntouch made.txt\n")
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    assert not classify(str(planted)).read_only, "a planted ls first on PATH is not the system's"
+    assert classify(shutil.which("ls", path=SYSTEM_PATH)).read_only
 
 
 def test_a_classifier_bug_means_no_and_names_the_failure(monkeypatch):
