@@ -133,8 +133,47 @@ class MemoryChanged:
     path: str
 
 
+@dataclass(frozen=True)
+class SubAgentStarted:
+    """A sub-agent began its task; `agent` is its label (type and description)."""
+
+    agent: str
+    plan_mode: bool
+    model: str
+
+
+@dataclass(frozen=True)
+class SubAgentDecision:
+    """A hook decision inside a sub-agent, relayed to its parent's stream."""
+
+    agent: str
+    decision: ToolDecision
+
+
+@dataclass(frozen=True)
+class SubAgentFinished:
+    """A sub-agent ended: how, after how many requests and tool calls, in how long."""
+
+    agent: str
+    ending: str
+    requests: int
+    tool_calls: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class AskCountdown:
+    """AskUserQuestion's auto-continue times (seconds since the epoch) for one questionnaire."""
+
+    key: str
+    started_at: float
+    visible_at: float
+    deadline_at: float
+
+
 Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolRequested, ToolDecision, ToolStarted,
-              ToolFinished, TokensUsed, Compacted, MemoryChanged]
+              ToolFinished, TokensUsed, Compacted, MemoryChanged, SubAgentStarted,
+              SubAgentDecision, SubAgentFinished, AskCountdown]
 
 
 @dataclass
@@ -147,11 +186,15 @@ class EventBus:
         """Call `listener` with every event from now on."""
         self.listeners.append(listener)
 
+    def unsubscribe(self, listener: Callable[[Event], None]) -> None:
+        """Stop calling `listener`."""
+        self.listeners.remove(listener)
+
     def emit(self, event: Event) -> None:
         """Tell every listener, in order; one that fails does not keep the event from the rest
         (the journal still stores what the console could not show), and its error is raised after."""
         failure: Exception | None = None
-        for listener in self.listeners:
+        for listener in tuple(self.listeners):  # sub-agents subscribe from their threads
             try:
                 listener(event)
             except Exception as exc:

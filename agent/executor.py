@@ -13,15 +13,24 @@ emitted as a ToolFinished. When an ask hook asks, the user gets a
 PermissionRequest with a preview of what will run; a "yes, don't ask again"
 adds a session rule, which is consulted only here, after the deny hooks, so it
 can never lift a plan-mode denial.
+
+`run_batch` runs a reply's calls in order, except that consecutive calls of a
+`concurrent` tool (Agent) are decided in order and then run side by side, at
+most MAX_PARALLEL at once (agent/batch.py); their results still come back in
+call order. The caller's `guard` wraps each step, so whatever it does with an
+unexpected exception it does for every call.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from itertools import groupby
+from typing import Any, Callable, Iterator
 
 from agent.approval import Approve, PermissionRequest, as_answer
+from agent.batch import Mailbox, run_concurrently
 from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from hooks.session_rules import SessionRules, offered_rule
@@ -34,6 +43,17 @@ from tools.validate import schema_errors
 SESSION_RULE = "session-rule"
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
             "or take another approach.")
+MAX_PARALLEL = 3
+Guard = Callable[[ToolCall, Callable[[], Any]], Any]
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """A call that passed validation and the hooks, ready for its handler."""
+
+    call: ToolCall
+    tool: Tool
+    args: dict[str, Any]
 
 
 @dataclass
@@ -46,9 +66,28 @@ class Executor:
     approve: Approve
     calls: int = 0
     rules: SessionRules = field(default_factory=SessionRules)
+    mailbox: Mailbox = field(default_factory=Mailbox)
 
     def run(self, call: ToolCall) -> ToolResult:
         """Exactly one ToolResult for this call, whatever happens."""
+        decided = self.decide(call)
+        return decided if isinstance(decided, ToolResult) else self.invoke(decided)
+
+    def run_batch(self, calls: list[ToolCall], guard: Guard) -> Iterator[tuple[ToolCall, ToolResult]]:
+        """Each call with its result, in order; concurrent tools' calls side by side."""
+        for concurrent, group in groupby(calls, key=self._is_concurrent):
+            group = list(group)
+            if not concurrent:
+                yield from ((call, guard(call, partial(self.run, call))) for call in group)
+                continue
+            decided = [guard(call, partial(self.decide, call)) for call in group]
+            jobs = [partial(guard, d.call, partial(self.invoke, d)) if isinstance(d, Allowed)
+                    else _already(d) for d in decided]
+            for index, result in enumerate(run_concurrently(jobs, self.mailbox, MAX_PARALLEL)):
+                yield group[index], result  # not zip: it would stop before a Ctrl-C re-raised
+
+    def decide(self, call: ToolCall) -> Allowed | ToolResult:
+        """Validation, deny hooks, ask hooks: the call made ready, or the result that refuses it."""
         self.calls += 1
         tool, args, problem = self._validated(call)
         self.state.events.emit(ToolRequested(call.name, args))
@@ -64,6 +103,11 @@ class Executor:
         if verdict.decision == "deny":
             return error(verdict.reason)
         self.state.events.emit(ToolStarted(call.id, call.name))
+        return Allowed(call, tool, args)
+
+    def invoke(self, allowed: Allowed) -> ToolResult:
+        """The handler's result; an exception in it becomes an error result."""
+        call, tool, args = allowed.call, allowed.tool, allowed.args
         result = error("Not run: the user interrupted the turn (Ctrl-C).")
         try:
             result = tool.handler(args)
@@ -73,6 +117,10 @@ class Executor:
             self.state.events.emit(ToolFinished(call.name, args, result.summary, result.content,
                                                 result.is_error))
         return result
+
+    def _is_concurrent(self, call: ToolCall) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is not None and tool.concurrent
 
     def _ask(self, tool: Tool, args: dict[str, Any], verdict: Verdict) -> tuple[Verdict, bool]:
         """A session rule's yes, or the user's answer; True when the user was asked."""
@@ -112,3 +160,8 @@ def _preview(tool: Tool, args: dict[str, Any]) -> Preview | None:
         return tool.preview(args)
     except Exception:  # a preview is a courtesy: the question is still asked without it
         return None
+
+
+def _already(result: ToolResult) -> Callable[[], ToolResult]:
+    """A job whose result is known: a refused call in a concurrent group."""
+    return lambda: result

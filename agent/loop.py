@@ -169,11 +169,11 @@ class Agent:
         answered: set[str] = set()
         ended_by = ""
         try:
-            for call in calls:
-                results[call.id] = self._run_call(call)
+            for call, result in self.executor.run_batch(calls, self._guarded):
+                results[call.id] = result
                 answered.add(call.id)
-                self.add({"role": "tool", "tool_call_id": call.id, "content": results[call.id].content})
-                if results[call.id].end_turn:
+                self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+                if result.end_turn:
                     ended_by = call.name
                     break
         finally:
@@ -189,10 +189,11 @@ class Agent:
         if ended_by:
             raise TurnEnded("ended_by_tool", ended_by)
 
-    def _run_call(self, call: ToolCall) -> ToolResult:
-        """The executor's result; the call's guard turns an unexpected exception into its error result."""
+    def _guarded(self, call: ToolCall, work: Callable[[], Any]) -> Any:
+        """The executor's work on one call; the call's guard turns an unexpected exception
+        into its error result."""
         try:
-            return self.executor.run(call)
+            return work()
         except Exception as failure:
             return ToolResult(f"{call.name} failed inside stepagent ({unexpected(failure)}). "
                               "It may not have run; check before retrying.", is_error=True)

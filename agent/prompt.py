@@ -33,6 +33,8 @@ def plan_mode_section(context: PromptContext) -> str | None:
     """While planning: the plan-mode instructions, placed first."""
     if not context.state.plan_mode:
         return None
+    if "ExitPlanMode" not in context.tool_names:  # a sub-agent: no way out to describe
+        return "# Plan Mode (ACTIVE)\n" + plan_mode_text.SUBAGENT
     return "# Plan Mode (ACTIVE)\n" + plan_mode_text.full_instructions()
 
 

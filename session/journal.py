@@ -1,13 +1,14 @@
 """The journal: every event of the session, written to the session store as it happens.
 
 It listens to the state's event stream (events.py): messages, mode changes with
-their cause, hook decisions, started calls and todo lists become entries, in
-order. A tool result is a message stored the moment its call ends, and a call is
-marked started before its handler runs, so a session killed mid-turn loses no
-result that was ready, and a resume can tell a call that never ran from one
-whose result was lost (`closing_result`). If the store fails (locked,
-corrupt, disk full) the user is told once and the session goes on in memory;
-the audit trail shown by /trace is kept in memory as well.
+their cause, hook decisions (a sub-agent's too, with the sub-agent named),
+sub-agents starting and ending, AskUserQuestion's countdowns, started calls and
+todo lists become entries, in order. A tool result is a message stored the
+moment its call ends, and a call is marked started before its handler runs, so
+a session killed mid-turn loses no result that was ready, and a resume can tell
+a call that never ran from one whose result was lost (`closing_result`). If the
+store fails (locked, corrupt, disk full) the user is told once and the session
+goes on in memory; the audit trail shown by /trace is kept in memory as well.
 
 `read_session` is the way back: it replays a session's entries into what a
 resumed session needs.
@@ -19,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import (Compacted, Event, MemoryChanged, MessageAdded, ModeChanged, Todo,
-                          TodosChanged, ToolDecision, ToolStarted)
+from agent.events import (AskCountdown, Compacted, Event, MemoryChanged, MessageAdded, ModeChanged,
+                          SubAgentDecision, SubAgentFinished, SubAgentStarted, Todo, TodosChanged,
+                          ToolDecision, ToolStarted)
 from session.lock import SessionLock
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
@@ -28,6 +30,9 @@ from state import AppState, PermissionMode
 NOT_STARTED = "Not run: the session ended before this call started."
 RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "
                "may have done some or all of its work. Check its effects before running it again.")
+
+
+AUDITED = {"mode", "hook", "subagent"}
 
 
 def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
@@ -38,8 +43,19 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
         return "mode", {"plan_mode": event.plan_mode, "permission_mode": event.permission_mode,
                         "cause": event.cause}
     if isinstance(event, ToolDecision):
-        return "hook", {"tool": event.tool, "decision": event.decision, "hook": event.hook,
-                        "reason": event.reason, "asked": event.asked}
+        return "hook", _decision(event)
+    if isinstance(event, SubAgentDecision):
+        return "hook", {**_decision(event.decision), "agent": event.agent}
+    if isinstance(event, SubAgentStarted):
+        return "subagent", {"agent": event.agent, "phase": "started", "plan_mode": event.plan_mode,
+                            "model": event.model}
+    if isinstance(event, SubAgentFinished):
+        return "subagent", {"agent": event.agent, "phase": "finished", "ending": event.ending,
+                            "requests": event.requests, "tool_calls": event.tool_calls,
+                            "seconds": round(event.seconds, 3)}
+    if isinstance(event, AskCountdown):
+        return "countdown", {"key": event.key, "started_at": event.started_at,
+                             "visible_at": event.visible_at, "deadline_at": event.deadline_at}
     if isinstance(event, ToolStarted):
         return "started", {"tool_call_id": event.call_id, "tool": event.tool}
     if isinstance(event, TodosChanged):
@@ -50,6 +66,11 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
     if isinstance(event, Compacted):
         return "compaction", {"messages": list(event.messages)}
     return None
+
+
+def _decision(event: ToolDecision) -> dict[str, Any]:
+    return {"tool": event.tool, "decision": event.decision, "hook": event.hook,
+            "reason": event.reason, "asked": event.asked}
 
 
 @dataclass
@@ -75,7 +96,7 @@ class Journal:
         if entry is None:
             return
         kind, payload = entry
-        if kind in {"mode", "hook"}:
+        if kind in AUDITED:
             self.audit.append({"kind": kind, **payload})
         if self.store is None:
             return
@@ -101,6 +122,7 @@ class Restored:
     permission_mode: str
     todos: tuple[Todo, ...]
     audit: list[dict[str, Any]]
+    countdowns: dict[str, AskCountdown] = field(default_factory=dict)
     started: set[str] = field(default_factory=set)
 
     def closing_result(self, call_id: str) -> str:
@@ -123,6 +145,7 @@ def read_session(store: SessionStore, session_id: str) -> Restored:
     messages: list[dict[str, Any]] = []
     plan_mode, permission_mode = False, "build"
     audit: list[dict[str, Any]] = []
+    countdowns: dict[str, AskCountdown] = {}
     started: set[str] = set()
     try:
         for entry in store.entries(session_id):
@@ -132,7 +155,9 @@ def read_session(store: SessionStore, session_id: str) -> Restored:
                 messages.append(_message(entry.payload))
             elif entry.kind == "compaction":
                 messages = [_message(message) for message in entry.payload["messages"]]
-            elif entry.kind in {"mode", "hook"}:
+            elif entry.kind == "countdown":
+                countdowns[entry.payload["key"]] = AskCountdown(**entry.payload)
+            elif entry.kind in AUDITED:
                 audit.append({"kind": entry.kind, **entry.payload})
                 if entry.kind == "mode":
                     plan_mode = bool(entry.payload["plan_mode"])
@@ -141,4 +166,4 @@ def read_session(store: SessionStore, session_id: str) -> Restored:
         raise StoreUnavailable(f"session {session_id} in {store.path} is damaged "
                                f"(an entry lacks {exc})") from None
     return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit,
-                    started)
+                    countdowns, started)

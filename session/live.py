@@ -135,6 +135,9 @@ class Session:
                 label = mode_label(entry["plan_mode"], entry["permission_mode"])
                 lines.append(f"mode → {label:5} (by {entry['cause']})")
                 continue
+            if entry["kind"] == "subagent":
+                lines.append(_subagent_line(entry))
+                continue
             denied = entry["decision"] != "allow"
             verb = "denied" if denied else "allowed"
             if entry["asked"]:
@@ -142,5 +145,13 @@ class Session:
             elif entry["hook"]:
                 verb += f" by {entry['hook']}"
             reason = f": {entry['reason']}" if denied and entry.get("reason") else ""
-            lines.append(f"{entry['tool']:13} {verb}{reason}")
+            cause = f"  (sub-agent {entry['agent']})" if entry.get("agent") else ""
+            lines.append(f"{entry['tool']:13} {verb}{reason}{cause}")
         return lines
+
+
+def _subagent_line(entry: dict) -> str:
+    if entry["phase"] == "started":
+        return f"sub-agent {entry['agent']} started{' in plan mode' if entry['plan_mode'] else ''}"
+    return (f"sub-agent {entry['agent']} {entry['ending']}: {entry['tool_calls']} tool calls, "
+            f"{entry['requests']} model requests, {entry['seconds']:.1f} s")

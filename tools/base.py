@@ -9,6 +9,8 @@ whose safety depends on its arguments, like Bash, carries a `judge` instead.
 tool, to say what the model can do instead (the guard itself names no tool).
 A tool that changes things may carry a `preview`: what the user sees before
 being asked (tools/preview.py).
+`concurrent` lets the executor run the tool's calls of one reply side by side
+(the Agent tool: several sub-agents at once).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class Tool:
     judge: Callable[[dict[str, Any]], Judgement] | None = None
     plan_mode_hint: str = ""
     preview: Callable[[dict[str, Any]], Preview] | None = None
+    concurrent: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The Chat Completions `tools` entry for this tool."""

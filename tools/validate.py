@@ -1,7 +1,8 @@
 """Check a call's arguments against its tool's JSON schema, before any hook runs.
 
 Covers what our schemas use: object, string, integer, boolean, array, required,
-enum, minimum/maximum, minLength/maxLength, pattern and additionalProperties. The message says
+enum, minimum/maximum, minLength/maxLength, minItems/maxItems, pattern and
+additionalProperties. The message says
 which argument is wrong, so the model can correct itself.
 """
 
@@ -31,6 +32,10 @@ def schema_errors(value: Any, schema: dict[str, Any], where: str = "arguments") 
         problems.append(f"{where} must be at most {schema['maxLength']} characters")
     if "pattern" in schema and not re.search(schema["pattern"], value):
         problems.append(f"{where} must match {schema['pattern']}")
+    if "minItems" in schema and len(value) < schema["minItems"]:
+        problems.append(f"{where} must have at least {schema['minItems']} items")
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        problems.append(f"{where} must have at most {schema['maxItems']} items")
     if expected == "object":
         properties = schema.get("properties", {})
         problems += [f"{where}.{name} is required" for name in schema.get("required", [])

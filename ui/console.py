@@ -7,7 +7,9 @@ did: lines read, +a −b, matches, the exit code and the last lines of a
 command's output, or the error in red. Everything here writes to one rich
 Console (stderr in headless mode, so stdout carries only the final answer).
 Whatever the model, a file or a command wrote is drawn through ui/safe_text.py,
-so it cannot redraw the screen.
+so it cannot redraw the screen. A sub-agent's calls are drawn one line each,
+indented under the Agent call that started it and marked with the sub-agent's
+label (several may run at once), and a summary line when it ends.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.approval import PermissionRequest
-from agent.events import (Event, MemoryChanged, ModeChanged, Todo, TodosChanged, ToolDecision,
-                          ToolFinished, ToolRequested, ToolStarted)
+from agent.events import (Event, MemoryChanged, ModeChanged, SubAgentDecision, SubAgentFinished,
+                          SubAgentStarted, Todo, TodosChanged, ToolDecision, ToolFinished,
+                          ToolRequested, ToolStarted)
 from ui.markdown_stream import MarkdownStream
 from ui.preview import render_preview
 from models.base import Notice
@@ -127,6 +130,27 @@ class ConsoleView:
         elif isinstance(event, MemoryChanged):
             self.notice(f"memory {event.action}: {event.name} ({event.type}) — {event.description}",
                         style="blue")
+        elif isinstance(event, (SubAgentStarted, SubAgentDecision, SubAgentFinished)):
+            self.show_subagent(event)
+
+    def show_subagent(self, event: SubAgentStarted | SubAgentDecision | SubAgentFinished) -> None:
+        """A sub-agent's progress, one indented line each, under the Agent call."""
+        line = Text(f"{RESULT}[{safe(event.agent)}] ", style="dim")
+        if isinstance(event, SubAgentStarted):
+            line.append(f"started{' in plan mode' if event.plan_mode else ''} · {safe(event.model)}",
+                        style="dim")
+        elif isinstance(event, SubAgentFinished):
+            line.append(f"{event.ending} · {event.tool_calls} tool calls · {event.requests} "
+                        f"requests · {event.seconds:.1f} s", style="bold" if event.ending ==
+                        "answered" else "bold red")
+        else:
+            decision = event.decision
+            line.append_text(call_line(decision.tool, decision.args))
+            denied = decision.decision == "deny"
+            who = "you" if decision.asked else decision.hook or "the hooks"
+            line.append(f"  {'denied' if denied else 'allowed'}" + (f" by {who}" if denied or
+                        decision.asked else ""), style="red" if denied else "green")
+        self.console.print(line, overflow="ellipsis", no_wrap=True)
 
     def show_decision(self, decision: ToolDecision) -> None:
         """Who allowed or denied the call, and for a denial the reason the model is told."""

@@ -1,0 +1,161 @@
+"""Running several tool calls of one reply at the same time (the Agent tool's sub-agents).
+
+The executor decides every call in order on the main thread (validation, hooks,
+the user's answer); the handlers of a group of `concurrent` calls then run here,
+each on its own thread, at most `limit` at once. Results come back in call
+order, so the loop still adds exactly one result per call, in order.
+
+Two things stay with the main thread:
+- Talking to the user. A worker that must ask something (a sub-agent's
+  permission question) posts it to the `Mailbox`; the main thread asks it while
+  it waits for the workers, so questions come one at a time, as usual.
+- Ctrl-C. Python delivers it to the main thread only, so the main thread raises
+  KeyboardInterrupt in every running worker: each handler stops through its own
+  interrupt path (a sub-agent's loop ends its turn with a valid history) and
+  still returns a result. Then the interrupt goes on to the loop.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from tools.base import ToolResult, error
+
+INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
+STOP_GRACE_SECONDS = 10.0
+
+
+@dataclass
+class _Request:
+    """Work a worker thread asks the main thread to do, and its outcome."""
+
+    work: Callable[[], Any]
+    done: threading.Event = field(default_factory=threading.Event)
+    value: Any = None
+    failure: BaseException | None = None
+
+
+@dataclass
+class Mailbox:
+    """Lets worker threads run something on the main thread (the thread that made the mailbox)."""
+
+    owner: int = field(default_factory=threading.get_ident)
+    _inbox: queue.Queue = field(default_factory=queue.Queue)
+
+    def call(self, work: Callable[[], Any]) -> Any:
+        """Run `work` on the main thread and return its value; directly when already there."""
+        if threading.get_ident() == self.owner:
+            return work()
+        request = _Request(work)
+        self._inbox.put(request)
+        while not request.done.wait(0.1):  # waking up lets a Ctrl-C raised in this thread land
+            pass
+        if request.failure is not None:
+            raise request.failure
+        return request.value
+
+    def wake(self) -> None:
+        """Make a waiting `serve` return (a worker has finished)."""
+        self._inbox.put(None)
+
+    def serve(self, timeout: float) -> None:
+        """On the main thread: wait up to `timeout` for a request or a wake-up, and run it."""
+        try:
+            request = self._inbox.get(timeout=timeout)
+        except queue.Empty:
+            return
+        if request is None:
+            return
+        try:
+            request.value = request.work()
+        except BaseException as failure:
+            request.failure = failure
+            if isinstance(failure, KeyboardInterrupt):
+                raise
+        finally:
+            request.done.set()
+
+    def refuse_waiting(self) -> None:
+        """Answer every request still waiting with KeyboardInterrupt (the turn is cancelled)."""
+        while True:
+            try:
+                request = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if request is not None:
+                request.failure = KeyboardInterrupt()
+                request.done.set()
+
+
+class _Worker(threading.Thread):
+    """Runs one handler; interruptible (by `interrupt`) only while the handler runs."""
+
+    def __init__(self, job: Callable[[], ToolResult], mailbox: Mailbox):
+        super().__init__(daemon=True)
+        self.job, self.mailbox = job, mailbox
+        self.result: ToolResult | None = None
+        self._lock = threading.Lock()
+        self._running = False
+
+    def run(self) -> None:
+        try:
+            with self._lock:
+                self._running = True
+            try:
+                self.result = self.job()
+            finally:
+                with self._lock:
+                    self._running = False
+        except KeyboardInterrupt:
+            if self.result is None:
+                self.result = error(INTERRUPTED)
+        finally:
+            self.mailbox.wake()
+
+    def interrupt(self) -> None:
+        """Raise KeyboardInterrupt inside the handler, if it is still running."""
+        with self._lock:
+            if self._running:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident),
+                                                           ctypes.py_object(KeyboardInterrupt))
+
+
+def run_concurrently(jobs: list[Callable[[], ToolResult]], mailbox: Mailbox,
+                     limit: int) -> Iterator[ToolResult]:
+    """Each job's result in order, with at most `limit` jobs running at once."""
+    workers = [_Worker(job, mailbox) for job in jobs]
+    started = yielded = 0
+    try:
+        while yielded < len(workers):
+            while started < len(workers) and started - _finished(workers[:started]) < limit:
+                workers[started].start()
+                started += 1
+            if yielded < started and not workers[yielded].is_alive():
+                yield workers[yielded].result or error(INTERRUPTED)
+                yielded += 1
+                continue
+            mailbox.serve(timeout=0.5)
+    except KeyboardInterrupt:
+        _stop(workers[:started], mailbox)
+        for worker in workers[yielded:]:
+            yield worker.result or error(INTERRUPTED)
+        raise
+    finally:
+        _stop(workers[:started], mailbox)
+
+
+def _finished(workers: list[_Worker]) -> int:
+    return sum(not worker.is_alive() for worker in workers)
+
+
+def _stop(workers: list[_Worker], mailbox: Mailbox) -> None:
+    """Interrupt every running worker and wait (a while) for each to hand back its result."""
+    for worker in workers:
+        worker.interrupt()
+    mailbox.refuse_waiting()
+    for worker in workers:
+        worker.join(STOP_GRACE_SECONDS)
