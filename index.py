@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     from ui import callbacks, startup
+    from ui.ask import headless_ask, interactive_ask
     from ui.console import ConsoleView
 
     if args.doctor:
@@ -166,11 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     if headless:
         present = callbacks.headless_present(view, args.approve_plan)
         approve = callbacks.headless_approve(view)
+        questions = headless_ask(view)
     else:
         from prompt_toolkit import prompt as ask
 
         present = callbacks.interactive_present(view, ask, lambda: state.permission_mode.value)
         approve, confirm = callbacks.interactive_approve(view, ask), callbacks.interactive_confirm(ask)
+        questions = interactive_ask(view, ask)
     if args.check:
         present, approve = replay_answers(load_recording(args.script))
     if args.record:
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         state.events.subscribe(recorder.on_event)
     agent = assemble(workspace, state, model, present, approve,
                      compact_after_tokens=(args.context_window, args.compact_at), home=default_home(),
-                     store=store)
+                     store=store, ask=questions)
     agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
     agent.preparers.append(lambda _agent: view.working())
     journal = Journal(store, state, workspace, view.error, SessionLock(default_home() / "locks"))

@@ -1,0 +1,62 @@
+"""AskUserQuestion's callback: the questions on the screen, one answer line each.
+
+Each question is shown with its header and its options numbered from 1. A
+number picks an option (several, comma-separated, where more than one may be
+chosen), any other text is the user's own answer, and an empty line skips the
+question (tools/ask_user.py reads the line). Ctrl-D skips the rest.
+In -p nobody can answer: the questions resolve at once with no answers, and the
+model is told why.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.text import Text
+
+from tools.ask_user import Answers, Question, Questionnaire, parse_answer
+from ui.console import ConsoleView
+from ui.safe_text import safe
+
+PROMPT = "Answer (number, or your own words; Enter skips): "
+HEADLESS_NOTE = ("This session runs without a user (-p), so nobody could answer; decide as you "
+                 "would without them.")
+
+
+def show_question(view: ConsoleView, question: Question) -> None:
+    """The header, the question and its numbered options."""
+    title = Text(f"[{safe(question.header)}] ", style="bold magenta")
+    title.append(safe(question.question), style="bold")
+    if question.multi_select:
+        title.append("  (several: 1,3)", style="dim")
+    view.console.print(title)
+    for number, option in enumerate(question.options, 1):
+        line = Text(f"  {number}. {safe(option.label)}", style="bold")
+        if option.description:
+            line.append(f" — {safe(option.description)}", style="dim")
+        view.console.print(line)
+
+
+def interactive_ask(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[Questionnaire], Answers]:
+    """Put each question to the user and read their answer line."""
+    def ask_questions(questionnaire: Questionnaire) -> Answers:
+        answers: dict[str, str] = {}
+        for question in questionnaire.questions:
+            show_question(view, question)
+            try:
+                answer = parse_answer(question, ask(PROMPT))
+            except EOFError:
+                break
+            if answer is not None:
+                answers[question.question] = answer
+        return Answers(answers)
+    return ask_questions
+
+
+def headless_ask(view: ConsoleView) -> Callable[[Questionnaire], Answers]:
+    """Nobody can answer in -p: the questions resolve unanswered, and the model is told so."""
+    def ask_questions(questionnaire: Questionnaire) -> Answers:
+        view.notice(f"{len(questionnaire.questions)} question(s) for the user → unanswered "
+                    "(-p cannot ask)", style="yellow")
+        return Answers(note=HEADLESS_NOTE)
+    return ask_questions
