@@ -5,8 +5,9 @@ the same reply is streamed the way that server streams it, and requests are
 refused the way that server refuses them. Queue replies with `reply`,
 `reply_text` or `reply_tool_calls`, failures with `fail`, broken streams with
 `reply_broken`; each POST to /chat/completions takes the next one and records
-the request body. Every request is also checked as OpenAI checks it: each
-assistant tool call must be answered by one tool message. GET /models answers
+the request body (and in `spans`, when it came and went). Every request is also
+checked as OpenAI checks it: each assistant tool call must be answered by one
+tool message. GET /models answers
 with the family's catalog, or 404 when it has none. Loopback only.
 """
 
@@ -109,6 +110,7 @@ class FakeChatServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     models: list[dict[str, Any]] | None = None
     url: str = ""
+    spans: list[tuple[float, float, dict[str, Any]]] = field(default_factory=list)
 
     def reply(self, text: list[str] | None = None, calls: list[tuple[str, Any]] | None = None,
               reasoning: list[str] | None = None, pace: float = 0.0) -> None:
@@ -163,7 +165,15 @@ class FakeChatServer:
                 self.wfile.write(payload)
 
             def do_POST(self) -> None:
+                """Answer, and note when the request came and went (for concurrency tests)."""
+                began = time.monotonic()
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                try:
+                    self._answer_post(body)
+                finally:
+                    server.spans.append((began, time.monotonic(), body))
+
+            def _answer_post(self, body: dict[str, Any]) -> None:
                 server.requests.append(body)
                 refused = [name for name in server.family.refused_parameters if name in body]
                 if refused:
