@@ -77,3 +77,40 @@ def test_a_file_named_like_an_option_is_searched_as_a_file(workspace):
     (workspace / "-v").write_text("hello\n")
     result = tool(workspace, "Grep").handler({"pattern": "hello", "path": "-v"})
     assert "hello" in result.content and not result.is_error
+
+
+def writer_blocked_on(fifo: Path) -> subprocess.Popen:
+    """A process outside stepagent waiting to write into `fifo`."""
+    return subprocess.Popen(["sh", "-c", f"echo secret > '{fifo}'"])
+
+
+def release(fifo: Path, writer: subprocess.Popen) -> None:
+    with open(fifo) as reader:
+        reader.read()
+    writer.wait(timeout=10)
+
+
+def test_read_and_grep_leave_an_outside_fifo_and_its_writer_alone(workspace, tmp_path):
+    fifo = tmp_path / "outside.fifo"
+    os.mkfifo(fifo)
+    writer = writer_blocked_on(fifo)
+    try:
+        assert "FIFO" in read_within(workspace, str(fifo))
+        grep = tool(workspace, "Grep").handler({"pattern": "secret", "path": str(fifo)})
+        assert grep.is_error and "secret" not in grep.content
+        try:
+            writer.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        assert writer.poll() is None, "the writer was woken: Read or Grep opened the FIFO"
+    finally:
+        release(fifo, writer)
+    assert writer.returncode == 0
+
+
+def test_read_leaves_the_access_time_alone(workspace):
+    old = workspace / "old.txt"
+    old.write_text("kept\n")
+    os.utime(old, (1_000_000_000, 1_000_000_000))
+    assert "kept" in read_within(workspace, "old.txt")
+    assert old.stat().st_atime == 1_000_000_000 or os.geteuid() != 0

@@ -32,13 +32,18 @@ class NotARegularFile(OSError):
 def read_capped(path: Path) -> tuple[str, bool]:
     """The text of a regular file, at most MAX_READ_BYTES of it, and whether it was cut.
 
-    Opened without blocking and checked on the open descriptor, so a path
-    swapped for a FIFO between a check and the open cannot hang the call."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    Checked before it is opened, since opening a FIFO or a device already acts on
+    whoever is at the other end (a writer gets SIGPIPE when we close); then opened
+    without blocking and checked again on the descriptor, so a path swapped in
+    between cannot hang the call. O_NOATIME, where allowed, leaves the access time."""
+    _refuse_unless_regular(os.stat(path).st_mode)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
-        kind = stat.S_IFMT(os.fstat(fd).st_mode)
-        if kind != stat.S_IFREG:
-            raise NotARegularFile(0, f"it is {KINDS.get(kind, 'not a regular file')}, not a file")
+        fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
+    except PermissionError:
+        fd = os.open(path, flags)
+    try:
+        _refuse_unless_regular(os.fstat(fd).st_mode)
         os.set_blocking(fd, True)
         chunks, size = [], 0
         while size <= MAX_READ_BYTES:
@@ -51,6 +56,12 @@ def read_capped(path: Path) -> tuple[str, bool]:
         os.close(fd)
     data = b"".join(chunks)
     return data[:MAX_READ_BYTES].decode("utf-8", errors="replace"), len(data) > MAX_READ_BYTES
+
+
+def _refuse_unless_regular(mode: int) -> None:
+    kind = stat.S_IFMT(mode)
+    if kind != stat.S_IFREG:
+        raise NotARegularFile(0, f"it is {KINDS.get(kind, 'not a regular file')}, not a file")
 
 
 def _umask() -> int:

@@ -90,6 +90,9 @@ def make_search_tools(workspace: Path) -> list[Tool]:
         root = where(args)
         if not root.exists():
             return error(f"{shown(workspace, root)} does not exist.")
+        if not (root.is_dir() or root.is_file()):
+            return error(f"{shown(workspace, root)} is not a folder or a regular file; Grep "
+                         "searches only those (reading a FIFO or a device acts on it).")
         file = None if root.is_dir() else root.name
         lines, problem = run_ripgrep(grep_arguments(args["pattern"], args.get("glob"), file),
                                      root if root.is_dir() else root.parent)
