@@ -7,9 +7,11 @@
 
 The workspace is the current directory. This is the one file that knows every
 part. It builds the state and the model, injects the UI callbacks into the
-UI-free assembly (agent/assemble.py) — ExitPlanMode's `present` and the
-permission `approve` — and hands the agent to the REPL or to one headless turn.
-Nothing runs at import time.
+UI-free assembly (agent/assemble.py) — ExitPlanMode's `present`, the
+permission `approve` and AskUserQuestion's `ask` (ui/callbacks.py) — and hands
+the agent to the REPL or to one headless turn. Which model runs is
+ui/model_choice.py's; the store and resume are ui/startup.py's. Nothing runs at
+import time.
 """
 
 from __future__ import annotations
@@ -17,32 +19,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+from rich.console import Console
 
 from agent.assemble import assemble
-from models.base import Model, ModelError
-from models.catalog import checked_name
-from models.endpoint import is_local
-from models.scripted import load_script
-from session.journal import Journal
-from session.live import Session
-from session.lock import SessionLock
 from session.recording import Recorder, load_recording, replay_answers
 from session.store import default_home
 from state import MODE_CYCLE, AppState
-from tools.bash.sandbox.status import detect_layers, layer_rows, sandbox_status
+from tools.bash.sandbox.status import sandbox_status
+from ui import startup
+from ui.callbacks import callbacks_for
+from ui.console import ConsoleView
+from ui.model_choice import DEFAULT_MODEL, choose_model, open_model
 
-if TYPE_CHECKING:
-    from ui.console import ConsoleView
-
-LESSON_SCRIPT = Path(__file__).resolve().parent / "step42_plan_mode" / "lesson_scenario.json"
-DEFAULT_MODEL = "gpt-4o-mini"
 VERSION = "0.1.0"
-LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It is a script that replays "
-                 "the step-42 lesson. Try: /plan add a greeting file")
-
 
 ENVIRONMENT = """environment:
   OPENAI_API_KEY   the endpoint's key (without one, and without a local OPENAI_BASE_URL,
@@ -105,88 +96,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def choose_model(args: argparse.Namespace) -> tuple[Model, str]:
-    """The model to talk to, and a banner to show (the offline lesson announces itself).
-
-    A server on this machine needs no real key. `--model` is checked against the
-    endpoint's catalog when it has one: an unknown name is a ModelError listing the nearest ids.
-    """
-    if args.script:
-        return load_script(args.script), ""
-    key = os.environ.get("OPENAI_API_KEY") or ""
-    base_url = os.environ.get("OPENAI_BASE_URL") or None
-    if not key and not (base_url and is_local(base_url)):
-        return load_script(LESSON_SCRIPT, name="offline lesson model (scripted)"), LESSON_BANNER
-    from models.openai_chat import OpenAIChatModel
-
-    threading.Thread(target=lambda: __import__("openai"), daemon=True).start()
-    model = OpenAIChatModel(args.model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key, base_url)
-    if args.model:
-        model.name = checked_name(args.model, model.list_models)
-    return model, ""
-
-
-def show_model_notices(model: Model, view: "ConsoleView") -> None:
-    """Retries, adaptations and reasoning from a real model client reach the screen, dimmed."""
-    if hasattr(model, "on_notice"):
-        model.on_notice, model.on_reasoning = view.model_notice, view.on_reasoning
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run stepagent; the return value is the process's exit code."""
     args = parse_args(argv)
-    headless = args.prompt is not None
-    workspace = Path.cwd()
-    from rich.console import Console
-
-    from ui import callbacks, startup
-    from ui.ask import headless_ask, interactive_ask
-    from ui.console import ConsoleView
-
+    headless, workspace, home = args.prompt is not None, Path.cwd(), default_home()
     if args.doctor:
-        from ui.doctor import endpoint_row, show_doctor
+        from ui.doctor import run_doctor
 
-        return show_doctor(Console(), [*layer_rows(detect_layers()),
-                                       endpoint_row(lambda: choose_model(args)[0])])
+        return run_doctor(lambda: choose_model(args.script, args.model)[0])
     view = ConsoleView(Console(stderr=headless), stream_markdown=not headless,
                        sandbox_status=sandbox_status)
-    store = startup.open_store(default_home(), view)
+    store = startup.open_store(home, view)
     if args.resume == "":
         return startup.list_sessions(store, workspace, view)
-    try:
-        model, banner = choose_model(args)
-    except ModelError as failure:
-        view.error(str(failure))
+    model = open_model(args.script, args.model, view)
+    if model is None:
         return 2
-    if banner:
-        view.notice(banner, style="bold yellow")
-    show_model_notices(model, view)
     state = AppState()
     state.events.subscribe(view.on_event)
-    confirm = None
-    if headless:
-        present = callbacks.headless_present(view, args.approve_plan)
-        approve = callbacks.headless_approve(view)
-        questions = headless_ask(view)
-    else:
-        from prompt_toolkit import prompt as ask
-
-        present = callbacks.interactive_present(view, ask, lambda: state.permission_mode.value)
-        approve, confirm = callbacks.interactive_approve(view, ask), callbacks.interactive_confirm(ask)
-        questions = interactive_ask(view, ask)
+    present, approve, ask, confirm = callbacks_for(view, state, headless, args.approve_plan)
     if args.check:
         present, approve = replay_answers(load_recording(args.script))
     if args.record:
         recorder = Recorder(args.record, state, workspace, f"Recorded with {model.name}")
         state.events.subscribe(recorder.on_event)
-    agent = assemble(workspace, state, model, present, approve,
-                     compact_after_tokens=(args.context_window, args.compact_at), home=default_home(),
-                     store=store, ask=questions)
-    agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
-    agent.preparers.append(lambda _agent: view.working())
-    journal = Journal(store, state, workspace, view.error, SessionLock(default_home() / "locks"))
-    state.events.subscribe(journal.on_event)
-    session = Session(agent, journal, context_window=args.context_window)
+    agent = assemble(workspace, state, model, present, approve, home=home, store=store, ask=ask,
+                     compact_after_tokens=(args.context_window, args.compact_at))
+    startup.show_agent_on(view, agent)
+    session = startup.open_session(agent, store, home, view, args.context_window)
     failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
     if failed is not None:
         return failed
@@ -202,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_headless(agent, args.prompt, view, args.output_format)
     from ui.repl import history_at, run_repl
 
-    return run_repl(session, view, history_at(default_home() / "history"), args.message or "")
+    return run_repl(session, view, history_at(home / "history"), args.message or "")
 
 
 def run_guarded(argv: list[str] | None = None) -> int:

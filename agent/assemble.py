@@ -26,6 +26,7 @@ from hooks.registry import HookRegistry
 from hooks.session_rules import SessionRules
 from models.base import Model
 from session.compaction import AutoCompact, OverflowRecovery
+from session.context_tool import make_session_context_tool
 from session.mentions import session_mentions
 from session.reminders import ReminderLog, Reminders
 from session.store import SessionStore
@@ -35,7 +36,6 @@ from tools.ask_user import Answers, Questionnaire
 from tools.bash.classifier.classify import classify
 from tools.judgement import Judgement
 from tools.plan_mode import PlanReview
-from tools.session_context import make_session_context_tool
 from tools.toolset import build_tools
 
 SUBAGENT_MAX_STEPS = 30

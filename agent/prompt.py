@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from session.memory import MemoryFolder
 from state import AppState
 from tools import plan_mode_text
+from tools.memory_files import MemoryFolder
 
 
 @dataclass(frozen=True)

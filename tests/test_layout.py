@@ -14,6 +14,19 @@ from state import AppState
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"agent", "hooks", "models", "session", "tools", "ui"}
 UI_LIBRARIES = {"ui", "rich", "prompt_toolkit"}
+LAYERS = [  # lowest first; a module stands where the longest of these prefixes of its name stands
+    "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
+    "models",
+    "state",
+    "tools",
+    "hooks",
+    "agent",
+    "session",  # hangs on the agent's seams (compaction, reminders) and wraps it (live.py)
+    "agent.assemble",  # fills every seam, session's preparers too: it stands above session
+    "ui",
+    "index",
+    "step42_plan_mode",  # the lesson reads the code; nothing imports it
+]
 
 
 def source_files() -> list[Path]:
@@ -67,6 +80,19 @@ def test_imports_have_no_cycles():
 
     for name in graph:
         visit(name, [])
+
+
+def layer(module: str) -> int:
+    """Where `module` stands in LAYERS: the place of the longest prefix of its name listed there."""
+    prefixes = [p for p in LAYERS if module == p or module.startswith(p + ".")]
+    assert prefixes, f"{module} has no place in LAYERS"
+    return LAYERS.index(max(prefixes, key=len))
+
+
+def test_imports_run_down_the_layers():
+    upward = [f"{name} → {imported}" for name, imports in project_graph().items()
+              for imported in imports if layer(imported) > layer(name)]
+    assert not upward, "imports of a layer above: " + ", ".join(sorted(upward))
 
 
 def test_only_the_ui_and_index_import_the_ui():

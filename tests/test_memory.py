@@ -9,8 +9,8 @@ from rich.console import Console
 
 from session.journal import Journal
 from session.live import Session as LiveSession
-from session.memory import INDEX, MemoryFolder, memory_dir, safe_name
 from tests.harness import Session, call, turn
+from tools.memory_files import INDEX, MemoryFolder, memory_dir, safe_name
 from ui.console import ConsoleView
 from ui.slash import run_slash_command
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import index
+import ui.doctor
 from state import AppState
 from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers, layer_rows, plan_mode_notice
@@ -102,7 +103,7 @@ def test_a_missing_layer_is_named_with_what_it_leaves_open():
 
 
 def test_doctor_prints_a_row_per_layer(capsys, monkeypatch):
-    monkeypatch.setattr(index, "detect_layers", lambda: NO_BWRAP)
+    monkeypatch.setattr(ui.doctor, "detect_layers", lambda: NO_BWRAP)
     assert index.main(["--doctor"]) == 0
     shown = capsys.readouterr().out
     for layer in ("classifier", "bubblewrap", "Landlock", "seccomp", "limits"):

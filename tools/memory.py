@@ -1,6 +1,6 @@
 """Remember and Forget: the model's way to keep a fact or preference for later sessions.
 
-Both write files (in the workspace's memory folder, session/memory.py), so they
+Both write files (in the workspace's memory folder, tools/memory_files.py), so they
 are not allowed in plan mode: the plan-mode guard denies them like any write,
 and their `plan_mode_hint` tells the model the preference can be saved once the
 plan is approved. Outside plan mode the permission mode asks before them as
@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from agent.events import MemoryChanged
-from session.memory import TYPES, MemoryFolder, MemoryRefused, safe_name
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
 from tools.judgement import Judgement
+from tools.memory_files import TYPES, MemoryFolder, MemoryRefused, safe_name
 
 REMEMBER = """Save a memory for later sessions in this workspace: a fact or preference that will still matter next time. Types:
 - user: who the user is, their role and preferences ("prefers 4-space indentation").

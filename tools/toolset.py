@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Callable
 
 from models.catalog import ModelInfo
-from session.memory import MemoryFolder
 from state import AppState
 from tools.agent_tool import SubAgentReport, SubAgentTask, make_agent_tool
 from tools.ask_user import Answers, Questionnaire, make_ask_tool
@@ -25,6 +24,7 @@ from tools.files import make_file_tools
 from tools.judgement import Judgement
 from tools.list_models import make_list_models_tool
 from tools.memory import make_memory_tools
+from tools.memory_files import MemoryFolder
 from tools.plan_mode import PlanReview, make_plan_mode_tools
 from tools.search import make_search_tools
 from tools.todos import make_todo_tools

@@ -1,4 +1,4 @@
-"""The callbacks the core takes from the UI: present a plan, approve a call.
+"""The callbacks the core takes from the UI: present a plan, approve a call, answer questions.
 
 Interactive ones show what is at stake, then ask through `ask` (prompt-toolkit
 in the REPL, a fake in tests); Ctrl-D at a question counts as "no". The last
@@ -12,10 +12,13 @@ user passed --approve-plan.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
-from agent.approval import PermissionAnswer, PermissionRequest
+from agent.approval import Approve, PermissionAnswer, PermissionRequest
+from state import AppState
+from tools.ask_user import Answers, Questionnaire
 from tools.plan_mode import PlanReview
+from ui.ask import headless_ask, interactive_ask
 from ui.console import ConsoleView
 from ui.safe_text import safe
 
@@ -92,3 +95,25 @@ def headless_approve(view: ConsoleView) -> Callable[[PermissionRequest], Permiss
                     style="yellow")
         return PermissionAnswer(False)
     return approve
+
+
+class UICallbacks(NamedTuple):
+    """The UI one run injects into the core; `confirm` asks yes/no at start-up (None in -p)."""
+
+    present: Callable[[str], PlanReview]
+    approve: Approve
+    ask: Callable[[Questionnaire], Answers]
+    confirm: Callable[[str], bool] | None
+
+
+def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
+                  approve_plans: bool = False) -> UICallbacks:
+    """The REPL's callbacks, which ask through prompt-toolkit, or -p's, which cannot ask anyone."""
+    if headless:
+        return UICallbacks(headless_present(view, approve_plans), headless_approve(view),
+                           headless_ask(view), None)
+    from prompt_toolkit import prompt as ask
+
+    return UICallbacks(interactive_present(view, ask, lambda: state.permission_mode.value),
+                       interactive_approve(view, ask), interactive_ask(view, ask),
+                       interactive_confirm(ask))

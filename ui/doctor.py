@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from models.base import ModelError
-from tools.bash.sandbox.status import LayerRow
+from tools.bash.sandbox.status import LayerRow, detect_layers, layer_rows
 from ui.safe_text import safe_line
 
 PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
@@ -55,3 +55,8 @@ def show_doctor(console: Console, rows: list[LayerRow]) -> int:
                       safe_line(row.detail), safe_line(row.leaves_open))
     console.print(table)
     return 0
+
+
+def run_doctor(choose_model: Callable[[], Any]) -> int:
+    """`--doctor`: this machine's sandbox layers and the model endpoint, in one table."""
+    return show_doctor(Console(), [*layer_rows(detect_layers()), endpoint_row(choose_model)])

@@ -1,6 +1,6 @@
 """/memory: list this workspace's memories, or open one in the user's editor.
 
-Memory is meant to be seen (session/memory.py): the user can read, correct or
+Memory is meant to be seen (tools/memory_files.py): the user can read, correct or
 delete what the agent keeps about them. After the editor closes, MEMORY.md is
 rebuilt, so an edited description reaches the next request's prompt.
 """
@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from session.live import Session
-from session.memory import MemoryFolder
+from tools.memory_files import MemoryFolder
 
 
 def memory_folder(session: Session) -> MemoryFolder | None:

@@ -1,4 +1,4 @@
-"""Starting a session from the command line: the store, resume, and the session list.
+"""Starting a session from the command line: the screen, the store, resume, and the session list.
 
 Each step tells the user, in one line, what it did or why it could not, and
 answers with an exit code when the session cannot start. A damaged store never
@@ -13,9 +13,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from agent.loop import Agent
+from session.journal import Journal
 from session.live import NoSuchSession, Session, SessionBusy
+from session.lock import SessionLock
 from session.store import SessionStore, StoreUnavailable
 from ui.console import ConsoleView
+
+
+def show_agent_on(view: ConsoleView, agent: Agent) -> None:
+    """The console shows the agent's reply as it streams, and a working line before each request."""
+    agent.on_text, agent.on_reply_end = view.on_text, view.on_reply_end
+    agent.preparers.append(lambda _agent: view.working())
 
 
 def open_store(home: Path, view: ConsoleView) -> SessionStore | None:
@@ -28,6 +37,14 @@ def open_store(home: Path, view: ConsoleView) -> SessionStore | None:
 
 
 BUSY_EXIT = 3
+
+
+def open_session(agent: Agent, store: SessionStore | None, home: Path, view: ConsoleView,
+                 context_window: int) -> Session:
+    """The live session: the agent, and a journal writing its events to the store (one writer, by lock)."""
+    journal = Journal(store, agent.state, agent.workspace, view.error, SessionLock(home / "locks"))
+    agent.state.events.subscribe(journal.on_event)
+    return Session(agent, journal, context_window=context_window)
 
 
 def resume_if_asked(resume: str | None, continue_latest: bool, session: Session, view: ConsoleView,

@@ -1,4 +1,6 @@
-"""ReadSessionContext: read what an earlier, stored session said and did.
+"""ReadSessionContext, the tool: read what an earlier, stored session said and did.
+
+It lives with the session layer, not in tools/, because it reads the session store.
 
 The model uses it when the user refers to another session (`#sess_…`) or asks
 to carry on from one. It only reads (the session store, and for `handoff` a

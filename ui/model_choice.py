@@ -1,0 +1,62 @@
+"""Which model a run talks to: a script, a real endpoint, or the offline lesson.
+
+With --script, the scripted model replays that file. Without a key and without a
+server on this machine, the offline lesson model replays the step-42 lesson and
+says so in a banner. Otherwise the real client talks to OPENAI_BASE_URL; openai
+itself is imported in the background, so the prompt does not wait for it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from models.base import Model, ModelError
+from models.catalog import checked_name
+from models.endpoint import is_local
+from models.scripted import load_script
+
+if TYPE_CHECKING:
+    from ui.console import ConsoleView
+
+LESSON_SCRIPT = Path(__file__).resolve().parent.parent / "step42_plan_mode" / "lesson_scenario.json"
+DEFAULT_MODEL = "gpt-4o-mini"
+LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It is a script that replays "
+                 "the step-42 lesson. Try: /plan add a greeting file")
+
+
+def choose_model(script: Path | None, name: str | None) -> tuple[Model, str]:
+    """The model to talk to, and a banner to show (the offline lesson announces itself).
+
+    A server on this machine needs no real key. `name` (--model) is checked against the
+    endpoint's catalog when it has one: an unknown name is a ModelError listing the nearest ids.
+    """
+    if script:
+        return load_script(script), ""
+    key = os.environ.get("OPENAI_API_KEY") or ""
+    base_url = os.environ.get("OPENAI_BASE_URL") or None
+    if not key and not (base_url and is_local(base_url)):
+        return load_script(LESSON_SCRIPT, name="offline lesson model (scripted)"), LESSON_BANNER
+    from models.openai_chat import OpenAIChatModel
+
+    threading.Thread(target=lambda: __import__("openai"), daemon=True).start()
+    model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key, base_url)
+    if name:
+        model.name = checked_name(name, model.list_models)
+    return model, ""
+
+
+def open_model(script: Path | None, name: str | None, view: "ConsoleView") -> Model | None:
+    """The chosen model with its banner shown and its notices on the screen; None after an error shown."""
+    try:
+        model, banner = choose_model(script, name)
+    except ModelError as failure:
+        view.error(str(failure))
+        return None
+    if banner:
+        view.notice(banner, style="bold yellow")
+    if hasattr(model, "on_notice"):
+        model.on_notice, model.on_reasoning = view.model_notice, view.on_reasoning
+    return model
