@@ -12,7 +12,8 @@ the reply (models/stream.py). Around that, two loops the user can see:
   says what happened.
 Everything else is a ModelError with one clear line; a context overflow is a
 ContextOverflow, which the agent loop answers by compacting. The UI injects
-`on_notice` (retries, adaptations), `on_reasoning` and `on_usage` (tokens per reply).
+`on_notice` (retries, adaptations) and `on_reasoning`; token usage travels in the
+Reply, and the agent loop announces it (TokensUsed).
 
 `openai` is imported on the first request, not at start-up: importing it costs
 more than the whole rest of the program (bench/startup.py). The client's own
@@ -26,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from models.base import ContextOverflow, ModelError, Notice, Reply, Usage
+from models.base import ContextOverflow, ModelError, Notice, Reply
 from models.catalog import ModelInfo, fetch_catalog
 from models.endpoint import detect_family
 from models.quirks import Adaptations
@@ -59,7 +60,6 @@ class OpenAIChatModel:
     max_output_tokens: int | None = None
     on_notice: Callable[[Notice], None] = field(default=lambda notice: None, repr=False)
     on_reasoning: Callable[[str], None] = field(default=lambda piece: None, repr=False)
-    on_usage: Callable[[Usage], None] = field(default=lambda usage: None, repr=False)
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     adaptations: Adaptations | None = None
     _client: Any = field(default=None, repr=False)
@@ -107,8 +107,6 @@ class OpenAIChatModel:
                                                f"attempt {attempt}/{self.max_retries + 1}"))
                 self.sleep(delay)
                 continue
-            if reply.usage is not None:
-                self.on_usage(reply.usage)
             return reply
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:

@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from models.base import ContextOverflow, ModelError, Notice, Usage
-from models.endpoint import detect_family, is_local
+from models.endpoint import LLAMA_CPP, OLLAMA, VLLM, detect_family, is_local
 from models.openai_chat import OpenAIChatModel
+from models.quirks import Adaptations
 from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 
@@ -106,18 +107,20 @@ def test_max_tokens_becomes_max_completion_tokens_then_goes_if_neither_is_accept
     assert "max_tokens" not in third and "max_completion_tokens" not in third
 
 
-@pytest.mark.parametrize("status, message, hint", [
-    (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
-     "--tool-call-parser"),
-    (500, "tools param requires --jinja flag", "--jinja"),
-    (400, 'registry.ollama.ai/library/gemma:2b does not support tools', "tool support"),
+@pytest.mark.parametrize("family, status, message, hint", [
+    (VLLM, 400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+     "the parser that matches the model"),
+    (LLAMA_CPP, 500, "tools param requires --jinja flag", "start llama-server with --jinja"),
+    (OLLAMA, 400, 'registry.ollama.ai/library/gemma:2b does not support tools', "tagged 'tools'"),
 ])
-def test_a_server_without_tool_calling_is_one_line_with_the_fix_and_no_retries(server, status,
+def test_a_server_without_tool_calling_is_one_line_with_the_fix_and_no_retries(server, family, status,
                                                                                message, hint):
     server.fail(status, message)
     with pytest.raises(ModelError) as failure:
-        model_for(server).complete(MESSAGES, [{"type": "function"}], lambda piece: None)
+        model_for(server, adaptations=Adaptations(family)).complete(
+            MESSAGES, [{"type": "function"}], lambda piece: None)
     assert "cannot call tools" in str(failure.value) and "\n" not in str(failure.value)
+    assert hint in str(failure.value), "the line says how to fix this server"
     assert len(server.requests) == 1
 
 
@@ -182,12 +185,10 @@ def test_a_context_overflow_is_its_own_error_with_the_limit(server, body, limit)
     ("openai", Usage(120, 30, 64)), ("deepseek", Usage(120, 30, 64)),
     ("llamacpp", Usage(120, 30, None)), ("ollama", Usage(120, 30, None)),
 ])
-def test_usage_is_read_wherever_the_family_puts_it_and_handed_to_the_ui(server, family, expected):
+def test_usage_is_read_wherever_the_family_puts_it(server, family, expected):
     server.family = FAMILIES[family]
     server.reply_text("hi")
-    reported: list[Usage] = []
-    assert model_for(server, on_usage=reported.append).complete(MESSAGES, [], lambda piece: None).usage == expected
-    assert reported == [expected]
+    assert model_for(server).complete(MESSAGES, [], lambda piece: None).usage == expected
 
 
 def test_a_missing_or_partial_usage_block_is_not_an_error(server):
