@@ -210,12 +210,6 @@ class SessionStore:
         """Whether a session with this id is stored."""
         return bool(self._read("SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
 
-    def delete_session(self, session_id: str) -> None:
-        """Remove a session with its entries and todos."""
-        with self._write() as db:
-            db.execute("DELETE FROM entry_text WHERE session_id = ?", (session_id,))
-            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-
     def _read(self, sql: str, args: tuple) -> list[tuple]:
         try:
             return self._db.execute(sql, args).fetchall()

@@ -16,9 +16,6 @@ from tools.ask_user import (Answers, Option, Question, make_ask_tool, parse_answ
 COLOR = {"question": "Which colour?", "header": "Colour", "multiSelect": False,
          "options": [{"label": "Blue (Recommended)", "description": "calm"},
                      {"label": "Red", "description": "loud"}]}
-SIZES = {"question": "Which sizes?", "header": "Sizes", "multiSelect": True,
-         "options": [{"label": "S", "description": ""}, {"label": "M", "description": ""},
-                     {"label": "L", "description": ""}]}
 SIZE_QUESTION = Question("Which sizes?", "Sizes", (Option("S", ""), Option("M", ""), Option("L", "")),
                          multi_select=True)
 

@@ -89,7 +89,7 @@ def test_a_context_overflow_compacts_and_the_request_is_sent_again(workspace):
     finally:
         server.stop()
     assert (outcome.ending, outcome.text) == ("answered", "Hello again.")
-    overflowed, summary, retried = server.requests
+    _overflowed, summary, retried = server.requests
     assert "tools" not in summary and len(summary["messages"]) == 2
     assert "[user] hi" in summary["messages"][1]["content"]
     assert "Summary: the user said hi." in retried["messages"][1]["content"]

@@ -12,7 +12,7 @@ from tests.harness import Session, assert_valid_history, call, turn
 from tools import plan_mode_text
 from tools.files import write_inside
 from tools.paths import OutsideWorkspace
-from tools.plan_file import PLANS_FOLDER, plan_path, save_plan, saved_plan
+from tools.plan_file import PLANS_FOLDER, save_plan, saved_plan
 from tools.plan_mode import REJECTED, PlanReview
 
 PLAN = "1. Create hello.txt\n2. Check it"
@@ -57,7 +57,8 @@ def test_approve_saves_plan_leaves_plan_mode_and_write_then_runs(workspace):
     outcome = session.run()
     assert outcome.ending == "answered"
     assert (workspace / "hello.txt").read_text() == "hi"
-    saved = plan_path(workspace, session.state.session_id)
+    saved = saved_plan(workspace, session.state.session_id)
+    assert saved is not None
     assert saved.read_text().strip() == PLAN
     approved = session.tool_results()[1]
     assert str(saved) in approved and PLAN in approved
@@ -159,7 +160,7 @@ def test_failure_mode_4_missing_plans_folder_is_created(workspace):
                       mode="plan", plan_answers=["y"])
     assert not (workspace / ".stepagent").exists()
     session.run()
-    assert plan_path(workspace, session.state.session_id).exists()
+    assert saved_plan(workspace, session.state.session_id) is not None
 
 
 def test_failure_mode_4_unwritable_plans_folder_still_leaves_plan_mode(workspace):
@@ -179,7 +180,8 @@ def test_failure_mode_4_rejection_is_not_an_error_to_retry(workspace):
 
 
 def test_plan_file_name_replaces_unsafe_characters(workspace):
-    assert plan_path(workspace, "sess_a/../b c").name == "plan-sess_a----b-c.md"
+    saved = save_plan(workspace, "sess_a/../b c", PLAN)
+    assert saved.parent == workspace / PLANS_FOLDER and saved.name == "plan-sess_a----b-c.md"
 
 
 def test_failure_mode_8_interrupt_during_tools_leaves_a_valid_history(workspace):

@@ -59,14 +59,6 @@ def test_entries_keep_their_order_and_todos_replace_the_list(store, tmp_path):
     assert store.todos("sess_a") == (Todo("three", "completed"),)
 
 
-def test_deleting_a_session_deletes_its_entries_and_todos(store, tmp_path):
-    store.create_session("sess_a", tmp_path)
-    store.append("sess_a", "message", {})
-    store.replace_todos("sess_a", (Todo("x"),))
-    store.delete_session("sess_a")
-    assert store.entries("sess_a") == [] and store.todos("sess_a") == ()
-
-
 def test_ids_must_look_like_sessions(store, tmp_path):
     with pytest.raises(StoreUnavailable):
         store.create_session("../../etc", tmp_path)

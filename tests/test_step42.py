@@ -14,7 +14,7 @@ from state import AppState, PermissionMode, StateView
 from tools.base import Tool, ToolResult, object_schema
 from tools.bash.classifier.sed import judge_sed
 from tools.judgement import Judgement
-from tools.plan_file import plan_path
+from tools.plan_file import saved_plan
 from tools.plan_mode import PlanReview, make_plan_mode_tools
 
 
@@ -97,21 +97,22 @@ def test_exit_approved_saves_the_plan_and_leaves_plan_mode(tmp_path):
     tool, state = exit_tool(tmp_path, "y")
     result = tool.handler({"plan": "1. do it"})
     assert not state.plan_mode and not result.is_error and not result.end_turn
-    assert plan_path(tmp_path, state.session_id).read_text() == "1. do it\n"
+    saved = saved_plan(tmp_path, state.session_id)
+    assert saved is not None and saved.read_text() == "1. do it\n"
 
 
 def test_exit_feedback_stays_in_plan_mode_and_follows_up(tmp_path):
     tool, state = exit_tool(tmp_path, "use French")
     result = tool.handler({"plan": "1. do it"})
     assert state.plan_mode and result.follow_up == "use French" and not result.end_turn
-    assert not plan_path(tmp_path, state.session_id).exists()
+    assert saved_plan(tmp_path, state.session_id) is None
 
 
 def test_exit_rejected_ends_the_turn_in_plan_mode(tmp_path):
     tool, state = exit_tool(tmp_path, "n")
     result = tool.handler({"plan": "1. do it"})
     assert state.plan_mode and result.end_turn
-    assert not plan_path(tmp_path, state.session_id).exists()
+    assert saved_plan(tmp_path, state.session_id) is None
 
 
 def test_review_answers_map_to_outcomes():

@@ -22,11 +22,6 @@ def _relative_path(session_id: str) -> Path:
     return PLANS_FOLDER / f"plan-{re.sub(r'[^A-Za-z0-9_-]', '-', session_id)}.md"
 
 
-def plan_path(workspace: Path, session_id: str) -> Path:
-    """Where the plan of this session is kept (it may not exist yet)."""
-    return workspace / _relative_path(session_id)
-
-
 def save_plan(workspace: Path, session_id: str, plan: str) -> Path:
     """Save the approved plan; OSError (OutsideWorkspace among them) if it cannot be."""
     return write_inside(workspace, _relative_path(session_id), plan.rstrip("\n") + "\n")

@@ -130,13 +130,12 @@ def _text(node) -> str:
 
 
 def _first_error(root) -> str:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return _text(node)[:40] or node.type
+    """The first ERROR or missing node's text; `root.has_error` promises there is one."""
+    node, stack = root, []
+    while not (node.type == "ERROR" or node.is_missing):
         stack.extend(reversed(node.children))
-    return ""
+        node = stack.pop()
+    return _text(node)[:40] or node.type
 
 
 def _scan_hidden(root) -> set[int]:

@@ -52,7 +52,7 @@ def _tasks_running() -> int:
 
 
 def _lower(which: int, value: int) -> None:
-    soft, hard = resource.getrlimit(which)
+    _soft, hard = resource.getrlimit(which)
     if hard != resource.RLIM_INFINITY:
         value = min(value, hard)
     resource.setrlimit(which, (value, value))
