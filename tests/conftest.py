@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fake_chat_server import FakeChatServer
 
 
 @pytest.fixture
@@ -22,3 +25,12 @@ def no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         monkeypatch.delenv(name, raising=False)
     assert "OPENAI_API_KEY" not in os.environ
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    """The fake Chat Completions server on a free loopback port, stopped after the test."""
+    fake = FakeChatServer()
+    fake.start()
+    yield fake
+    fake.stop()

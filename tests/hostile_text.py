@@ -1,5 +1,6 @@
 """Text a hostile README could make the model (or a file, or a command) send: one of each kind
-of terminal sequence, each followed by a marker naming the path it came through."""
+of terminal sequence, each followed by a marker naming the path it came through. The one
+table of hostile sequences: the safe() unit tests and the screen tests both use it."""
 
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ SEQUENCES = {
     "carriage-return": "echo ok\r# rest",
     "backspace": "rm -rf ~\b\b\b\b\b\b\b\bls      ",
     "bidi-override": "echo \u202egnp.exe",
+    "arabic-letter-mark": "a\u061cb",
     "bidi-isolate": "a\u2066b\u2069c",
 }
+# bidi-isolate stays last: the screen tests wait for its marker to know a path is fully drawn.
 # Prefixes neither rich nor prompt_toolkit ever write: seeing one means untrusted text got through.
 NEVER_DRAWN = [f"{ESC}]", f"{ESC}P", f"{ESC}X", f"{ESC}^", f"{ESC}_", f"{ESC}c", f"{ESC}7", "\x9b",
-               "\x9d", "\x9c", "\u202e", "\u2066", "\u2069"]
+               "\x9d", "\x9c", "\u202e", "\u061c", "\u2066", "\u2069"]
 TERMINAL_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.approval import PermissionAnswer
-from agent.events import ToolDecision, ToolFinished, ToolRequested
+from agent.events import ToolFinished
 from hooks.session_rules import AllowRule, offered_rule
 from state import PermissionMode
 from tests.harness import Session, call, turn

@@ -10,7 +10,6 @@ from models.catalog import (CatalogUnavailable, ModelInfo, UnknownModel, format_
                             parse_catalog, resolve_model)
 from models.openai_chat import OpenAIChatModel
 from models.scripted import ScriptedModel
-from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 
 VLLM_ENTRY = {"id": "Qwen/Qwen2.5-Coder-7B-Instruct", "object": "model", "owned_by": "vllm",
@@ -18,14 +17,6 @@ VLLM_ENTRY = {"id": "Qwen/Qwen2.5-Coder-7B-Instruct", "object": "model", "owned_
 LLAMA_CPP_ENTRY = {"id": "qwen2.5-coder.gguf", "object": "model", "owned_by": "llamacpp",
                    "meta": {"n_ctx_train": 131072, "n_ctx": 8192, "n_vocab": 151936}}
 OLLAMA_ENTRY = {"id": "qwen2.5-coder:latest", "object": "model", "owned_by": "library"}
-
-
-@pytest.fixture
-def server():
-    fake = FakeChatServer()
-    fake.url = fake.start()
-    yield fake
-    fake.stop()
 
 
 def test_each_family_s_context_window_is_read():

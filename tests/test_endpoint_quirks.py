@@ -11,18 +11,9 @@ from models.base import ContextOverflow, ModelError, Notice, Usage
 from models.endpoint import LLAMA_CPP, OLLAMA, VLLM, detect_family, is_local
 from models.openai_chat import OpenAIChatModel
 from models.quirks import Adaptations
-from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 
 MESSAGES = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture
-def server():
-    fake = FakeChatServer()
-    fake.start()
-    yield fake
-    fake.stop()
 
 
 def model_for(server, notices: list[Notice] | None = None, **options) -> OpenAIChatModel:

@@ -116,14 +116,6 @@ def test_list_models_shows_the_catalog_or_says_there_is_none(workspace, family, 
         assert result.endswith("[current]")
 
 
-@pytest.fixture
-def server():
-    fake = FakeChatServer()
-    fake.start()
-    yield fake
-    fake.stop()
-
-
 def run_index(capsys, monkeypatch, *args: str, **env: str) -> tuple[int, str, str]:
     """index.main in this process (no interpreter start-up); its exit code, stdout and stderr."""
     for name, value in env.items():

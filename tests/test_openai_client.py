@@ -12,18 +12,9 @@ import pytest
 
 from models.base import ModelError
 from models.openai_chat import OpenAIChatModel
-from tests.fake_chat_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture
-def server():
-    fake = FakeChatServer()
-    fake.url = fake.start()
-    yield fake
-    fake.stop()
 
 
 def model_for(server, **options) -> OpenAIChatModel:

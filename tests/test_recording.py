@@ -7,17 +7,8 @@ import json
 import pytest
 
 import index
-from tests.fake_chat_server import FakeChatServer
 
 NOTES = "Meeting notes: ship on Friday.\n"
-
-
-@pytest.fixture
-def server():
-    fake = FakeChatServer()
-    fake.start()
-    yield fake
-    fake.stop()
 
 
 def run_in(folder, monkeypatch, capsys, *args: str) -> tuple[int, str]:

@@ -8,30 +8,10 @@ import unicodedata
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.hostile_text import BEL, ESC, SEQUENCES
 from ui.headless import write_answer
 from ui.safe_text import invisible_warning, reveal, safe
 
-ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"
-SEQUENCES = {
-    "clear screen (CSI)": f"{ESC}[2J{ESC}[H",
-    "cursor up and erase line (CSI)": f"{ESC}[1A{ESC}[2K",
-    "true colour (CSI SGR)": f"{ESC}[38;2;255;0;0m",
-    "window title (OSC, BEL)": f"{ESC}]0;pwned{BEL}",
-    "hyperlink (OSC 8, ST)": f"{ESC}]8;;https://evil.example{ST}click{ESC}]8;;{ST}",
-    "device control (DCS)": f"{ESC}Pq#0;2;0;0;0{ST}",
-    "start of string (SOS)": f"{ESC}Xhidden{ST}",
-    "privacy message (PM)": f"{ESC}^hidden{ST}",
-    "application command (APC)": f"{ESC}_hidden{ST}",
-    "save and restore cursor (ESC 7/8)": f"{ESC}7{ESC}8",
-    "reset terminal (ESC c)": f"{ESC}c",
-    "8-bit CSI (C1)": "\x9b2J",
-    "8-bit OSC (C1)": "\x9d0;pwned\x9c",
-    "carriage return": "echo ok\r# rest",
-    "backspace": "rm -rf ~\b\b\b\b\b\b\b\bls     ",
-    "right-to-left override": "echo \u202egnp.exe",
-    "left-to-right isolate": "a\u2066b\u2069c",
-    "Arabic letter mark": "a\u061cb",
-}
 FORBIDDEN = ({chr(c) for c in range(0x20)} - {"\n", "\t"}) | {chr(0x7F)} | {chr(c) for c in range(0x80, 0xA0)} \
     | {chr(c) for c in [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
 

@@ -108,37 +108,37 @@ def wait_for_state(pid: int, states: str, seconds: float = 10) -> bool:
     return False
 
 
-@pytest.mark.parametrize("layers", LAYER_SETS)
-@pytest.mark.parametrize("client", [
-    "exec 3<>/dev/tcp/127.0.0.1/{port} && echo hi >&3",
-    PYTHON + " -c \"import socket; socket.create_connection(('127.0.0.1', {port})).send(b'x')\"",
-])
-def test_no_tcp_connection_to_a_local_listener(files, layers, client):
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        listener.settimeout(0.5)
-        command = client.format(port=listener.getsockname()[1])
-        plain(files, command)
-        listener.accept()[0].close()
-        result, _ = sandboxed(files, layers, command)
-        with pytest.raises(socket.timeout):
-            listener.accept()
+def listener(family: str, tmp_path: Path) -> tuple[socket.socket, str]:
+    """A listening socket outside the workspace (TCP on loopback, or Unix) and its address."""
+    if family == "unix":
+        server = socket.socket(socket.AF_UNIX)
+        address = str(tmp_path / "outside" / "service.sock")
+        server.bind(address)
+    else:
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        address = str(server.getsockname()[1])
+    server.listen()
+    server.settimeout(0.5)
+    return server, address
 
 
 @pytest.mark.parametrize("layers", LAYER_SETS)
-def test_no_connection_to_a_unix_socket_outside(files, layers, tmp_path):
-    path = tmp_path / "outside" / "service.sock"
-    with socket.socket(socket.AF_UNIX) as listener:
-        listener.bind(str(path))
-        listener.listen()
-        listener.settimeout(0.5)
-        command = f"{PYTHON} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}')\""
+@pytest.mark.parametrize("family, client", [
+    ("tcp", "exec 3<>/dev/tcp/127.0.0.1/{address} && echo hi >&3"),
+    ("tcp", PYTHON + " -c \"import socket; socket.create_connection(('127.0.0.1', {address})).send(b'x')\""),
+    ("unix", PYTHON + " -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{address}')\""),
+], ids=["tcp-bash", "tcp-python", "unix-python"])
+def test_no_connection_to_a_listener_outside(files, layers, tmp_path, family, client):
+    server, address = listener(family, tmp_path)
+    with server:
+        command = client.format(address=address)
         plain(files, command)
-        listener.accept()[0].close()
+        server.accept()[0].close()
         result, _ = sandboxed(files, layers, command)
         with pytest.raises(socket.timeout):
-            listener.accept()
+            server.accept()
+            pytest.fail(f"the sandboxed client connected: {result}")
 
 
 @pytest.mark.parametrize("layers", LAYER_SETS)

@@ -15,7 +15,7 @@ import pytest
 
 from session.live import SessionBusy
 from session.lock import SessionLock
-from session.store import SessionStore, StoreUnavailable
+from session.store import SessionStore
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
 from ui.slash import run_slash_command

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from agent.assemble import assemble
 from models.openai_chat import OpenAIChatModel
 from state import AppState
@@ -15,14 +13,6 @@ from tests.fake_chat_server import FakeChatServer
 from tests.subagent_kit import snapshot
 from tools.agent_tool import SUBAGENT_EXCLUDED
 from tools.plan_mode import PlanReview
-
-
-@pytest.fixture
-def server():
-    fake = FakeChatServer()
-    fake.start()
-    yield fake
-    fake.stop()
 
 
 def session(server: FakeChatServer, workspace, mode: str):
