@@ -281,3 +281,24 @@ def wait_until(condition, seconds: float = 20) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+@pytest.mark.parametrize("command", [
+    "echo escaped > {fifo}",
+    "exec 3<> {fifo} && echo escaped >&3",
+    PYTHON + " -c \"open('{fifo}', 'w').write('escaped')\"",
+])
+def test_no_write_into_a_fifo_outside(files, layers, tmp_path, command):
+    """Opening a FIFO for writing writes nothing to the filesystem, so a read-only
+    mount allows it: a process outside reading the FIFO would get the data."""
+    fifo = tmp_path / "outside" / "in.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        plain(files, command.format(fifo=fifo))
+        assert os.read(reader, 100) == b"escaped" + (b"\n" if "echo" in command else b"")
+        result, _ = sandboxed(files, layers, command.format(fifo=fifo))
+        assert os.read(reader, 100) == b"", result
+    finally:
+        os.close(reader)

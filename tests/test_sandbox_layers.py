@@ -20,7 +20,8 @@ from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers, layer_rows, plan_mode_notice
 from tools.bash.tool import make_bash_tool
 
-FULL = Layers(bwrap="/usr/bin/bwrap", landlock_abi=7, seccomp=True, cgroup=True, root=True)
+FULL = Layers(bwrap="/usr/bin/bwrap", landlock_abi=7, seccomp=True, cgroup=True, root=True,
+              perl="/usr/bin/perl")
 NO_BWRAP = replace(FULL, bwrap=None)
 NOTHING = Layers(bwrap=None, landlock_abi=0, seccomp=False, cgroup=False, root=True)
 CONFIG_RUNNERS = ["git diff", "git log -p", "git status", "git show HEAD", "git blame f.txt",
@@ -125,3 +126,10 @@ def test_what_a_dead_stepagent_left_behind_is_removed(tmp_path, monkeypatch):
         (folder / "sub").mkdir(parents=True)
     remove_left_behind_scratch()
     assert not left.exists() and mine.exists()
+
+
+def test_bubblewrap_without_landlock_is_named_and_narrows_git(repository):
+    for layers in (replace(FULL, landlock_abi=0), replace(FULL, perl=None)):
+        row = {row.layer: row for row in layer_rows(layers)}["Landlock"]
+        assert not row.active and "FIFO" in row.leaves_open
+        assert not plan_mode_bash(repository, layers).judge_call({"command": "git diff"}).read_only

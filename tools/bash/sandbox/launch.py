@@ -1,11 +1,13 @@
 """How a plan-mode Bash call starts: the layers of status.Layers put together.
 
-With bubblewrap the call runs as `bwrap … -- bash -c CMD` with the seccomp
-filter passed on a pipe; without it, the child restricts itself before exec
-(Landlock, then seccomp). Both get the resource limits and, for root, the
-tool's cgroup, and an empty temp folder as TMPDIR (under bubblewrap a bounded tmpfs is
-mounted on it). Everything made for the call (pipe, cgroup, temp folder) goes
-with it.
+With bubblewrap the call runs as `bwrap … -- perl … bash -c CMD` with the
+seccomp filter passed on a pipe and the Landlock ruleset as a descriptor, which
+perl applies inside (landlock_in_bwrap.py); without bubblewrap, the child
+restricts itself before exec (Landlock, then seccomp). Both get the resource
+limits and, for root, the tool's cgroup, and an empty temp folder as TMPDIR
+(under bubblewrap a bounded tmpfs is mounted on it). Landlock lets the call
+write beneath that folder's parent, a private folder made for the call.
+Everything made for the call (pipe, ruleset, cgroup, folders) goes with it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from tools.bash.sandbox import landlock, seccomp
+from tools.bash.sandbox.landlock_in_bwrap import restrict_then_exec
 from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.limits import call_limits
 from tools.bash.sandbox.cgroups import CallCgroup
@@ -63,21 +66,28 @@ def plan_mode_launch(workspace: Path, layers: Layers,
             cleanup.callback(cgroup.kill_members)
         arch = seccomp.architecture() if layers.seccomp else None
         program = seccomp.program(arch) if arch else None
-        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
-        cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
+        private = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        cleanup.callback(shutil.rmtree, private, ignore_errors=True)
+        scratch = os.path.join(private, "tmp")
+        os.mkdir(scratch)
         launch.env["TMPDIR"] = scratch
+        ruleset = None
+        if layers.landlock_abi and (layers.perl or not layers.bwrap):
+            ruleset = landlock.read_only_ruleset(private)
+            cleanup.callback(ruleset.close)
         if layers.bwrap:
             fd = _pipe_holding(program) if program else None
             if fd is not None:
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
             launch.prefix = bwrap_argv(layers.bwrap, workspace, fd, scratch)
+            if ruleset and layers.perl:
+                launch.pass_fds.append(ruleset.fd)
+                launch.prefix += restrict_then_exec(layers.perl, ruleset.fd)
             launch.dies_with_parent = True
             yield launch
             return
-        if layers.landlock_abi:
-            ruleset = landlock.read_only_ruleset(scratch)
-            cleanup.callback(ruleset.close)
+        if ruleset:
             launch.in_child.append(ruleset.restrict)
         if program:
             launch.in_child.append(partial(seccomp.install, program))

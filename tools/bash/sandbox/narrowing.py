@@ -1,11 +1,12 @@
 """What plan-mode Bash may run when the sandbox cannot contain arbitrary code.
 
-With bubblewrap and seccomp in place, a read-looking git command that runs a
-program named by the repository's own configuration (a textconv or external
-diff, a clean filter, a signature program) runs it inside the sandbox, where it
-changes nothing. Without them that program would run with Landlock alone, or
-with nothing, so plan-mode git is narrowed to subcommands and options that
-never start one: they read refs, objects and the index, and print no diff.
+With bubblewrap, seccomp and Landlock inside bubblewrap in place, a
+read-looking git command that runs a program named by the repository's own
+configuration (a textconv or external diff, a clean filter, a signature
+program) runs it inside the sandbox, where it changes nothing. Without them
+that program would run with fewer layers (one missing Landlock could still write
+into a FIFO outside), so plan-mode git is narrowed to subcommands and options
+that never start one: they read refs, objects and the index, and print no diff.
 """
 
 from __future__ import annotations
@@ -93,6 +94,6 @@ def _until_double_dash(args: list[str]) -> list[str]:
 
 
 def _refused(what: str, token: str) -> Judgement:
-    return unsafe(f"without the bubblewrap sandbox, {what} could run a program named in the "
+    return unsafe(f"without the full sandbox (bubblewrap, seccomp, Landlock), {what} could run a program named in the "
                   "repository's configuration (textconv, diff driver, filter, signing program)",
                   token, ALTERNATIVE)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from tools.bash.sandbox import landlock, seccomp
 from tools.bash.sandbox.bwrap import bwrap_path
 from tools.bash.sandbox.cgroups import make_call_cgroup
+from tools.bash.sandbox.landlock_in_bwrap import perl_path
 
 
 @dataclass(frozen=True)
@@ -26,11 +27,17 @@ class Layers:
     seccomp: bool
     cgroup: bool
     root: bool
+    perl: str | None = None
+
+    @property
+    def landlock_inside_bwrap(self) -> bool:
+        """Whether Landlock is applied inside bubblewrap too (it stops writes into FIFOs)."""
+        return bool(self.bwrap and self.landlock_abi and self.perl)
 
     @property
     def contains_code(self) -> bool:
         """Whether a program the command starts is contained without the classifier's help."""
-        return bool(self.bwrap) and self.seccomp
+        return self.landlock_inside_bwrap and self.seccomp
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,7 @@ def detect_layers() -> Layers:
     root = os.geteuid() == 0
     return Layers(bwrap=bwrap_path(), landlock_abi=landlock.abi_version(),
                   seccomp=seccomp.architecture() is not None,
-                  cgroup=root and _cgroup_works(), root=root)
+                  cgroup=root and _cgroup_works(), root=root, perl=perl_path())
 
 
 def _cgroup_works() -> bool:
@@ -62,14 +69,18 @@ def _cgroup_works() -> bool:
 
 def layer_rows(layers: Layers) -> list[LayerRow]:
     """Each layer, active or not, and what its absence leaves open."""
-    landlock_used = bool(layers.landlock_abi) and not layers.bwrap
+    landlock_used = bool(layers.landlock_abi) and (layers.landlock_inside_bwrap or not layers.bwrap)
     if layers.landlock_abi:
         landlock_detail = (f"ABI {layers.landlock_abi}: writes only to a private temp folder"
                            + ("; no TCP" if layers.landlock_abi >= 4 else "")
                            + ("; signals and abstract sockets stay inside" if layers.landlock_abi >= 6 else "")
-                           + ("" if landlock_used else " (stands in when bubblewrap is missing)"))
+                           + ("" if not layers.bwrap else "; inside bubblewrap, no writing into FIFOs"
+                              if landlock_used else "; not applied inside bubblewrap: perl is missing"))
     else:
         landlock_detail = "not offered by this kernel"
+    landlock_open = ("file writes are stopped by the classifier alone" if not layers.bwrap else
+                     "a command can write into a FIFO outside (a read-only mount allows it); git "
+                     "commands that can run a repository-configured program are refused")
     processes = ("a cgroup: 256 processes, 2 GiB in all" if layers.cgroup else
                  "RLIMIT_NPROC" if not layers.root else "")
     return [
@@ -81,9 +92,7 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "file metadata is guarded by seccomp alone, no network namespace, a process "
                  "that escapes the call's group can outlive it; git commands that can run a "
                  "repository-configured program are refused"),
-        LayerRow("Landlock", landlock_used or bool(layers.landlock_abi), landlock_detail,
-                 "" if layers.bwrap or layers.landlock_abi else
-                 "file writes are stopped by the classifier alone"),
+        LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
         LayerRow("seccomp", layers.seccomp,
                  "no sockets, no chmod/chown/utime/xattr, no io_uring, no new sessions"
                  if layers.seccomp else "no filter written for this architecture",

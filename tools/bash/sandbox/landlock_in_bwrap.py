@@ -1,0 +1,45 @@
+"""Landlock inside bubblewrap: the ruleset applied after bubblewrap's mounts.
+
+A layer of the plan-mode sandbox. A read-only mount stops writes to files, but
+not the opening of a FIFO for writing (that writes nothing to the filesystem):
+without this, `echo x > /outside/pipe` hands data to whoever reads the pipe.
+Landlock's write right covers that open, on this kernel as on every kernel
+with Landlock, and is checked before the open blocks.
+
+Two facts shape how it is applied:
+- A Landlocked process may not mount, so the ruleset cannot be applied before
+  bubblewrap starts; it is applied by the call's first program, inside, just
+  before it executes bash. That program is perl (Debian's perl-base, always
+  installed): one system call, landlock_restrict_self, on a ruleset made by
+  stepagent and passed as a file descriptor. Perl starts in about 2 ms; a
+  Python interpreter would add about 10 ms to every call.
+- Landlock skips the folder a filesystem is mounted on when it walks up from a
+  file, so the rule that allows writes names the parent of the call's tmpfs.
+  The parent itself stays read-only through the bind mount.
+Reading an outside FIFO is not stopped by this layer or any other: Landlock
+cannot tell a FIFO from a file when it allows reading.
+"""
+
+from __future__ import annotations
+
+import shutil
+from functools import lru_cache
+
+RESTRICT_SELF = 446
+RESTRICT_THEN_EXEC = (
+    f"my $fd = 0 + shift; syscall({RESTRICT_SELF}, $fd, 0) == 0"
+    " or die \"stepagent: Landlock refused: $!\\n\";"
+    " open(my $ruleset, '<&=', $fd) and close($ruleset);"
+    " exec {$ARGV[0]} @ARGV or die \"stepagent: cannot run $ARGV[0]: $!\\n\";")
+
+
+@lru_cache(maxsize=1)
+def perl_path() -> str | None:
+    """The perl that applies the ruleset inside bubblewrap, where there is one."""
+    return shutil.which("perl")
+
+
+def restrict_then_exec(perl: str, ruleset_fd: int) -> list[str]:
+    """A command prefix: apply the ruleset `ruleset_fd`, close it, then run what follows
+    (landlock_restrict_self's number is the same on every architecture)."""
+    return [perl, "-e", RESTRICT_THEN_EXEC, "--", str(ruleset_fd)]
