@@ -143,8 +143,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_guarded(argv: list[str] | None = None) -> int:
-    """main() behind the last guard: an error nothing else caught is one line and exit code 1
-    (STEPAGENT_DEBUG=1 shows the traceback instead)."""
+    """main() behind the last guard: an error nothing else caught is one line and exit code 1.
+
+    STEPAGENT_DEBUG=1 shows the traceback instead.
+    """
     try:
         return main(argv)
     except KeyboardInterrupt:

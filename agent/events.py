@@ -191,8 +191,11 @@ class EventBus:
         self.listeners.remove(listener)
 
     def emit(self, event: Event) -> None:
-        """Tell every listener, in order; one that fails does not keep the event from the rest
-        (the journal still stores what the console could not show), and its error is raised after."""
+        """Tell every listener in order; a failing one is raised after the rest have heard.
+
+        One listener's failure must not keep the event from the others: the journal
+        still stores what the console could not show.
+        """
         failure: Exception | None = None
         for listener in tuple(self.listeners):  # sub-agents subscribe from their threads
             try:

@@ -134,8 +134,11 @@ def _latest_tag(wanted: str, model_id: str) -> bool:
 
 
 def checked_name(name: str, list_models: Callable[[], list[ModelInfo]]) -> str:
-    """The catalog's id for `name`; the name itself when the endpoint has no catalog or cannot be
-    reached (the first request will say why). UnknownModel when the catalog lacks it."""
+    """The catalog's id for `name`; UnknownModel when the catalog lacks it.
+
+    The name itself when the endpoint has no catalog or cannot be reached: the
+    first request will say why.
+    """
     try:
         models = list_models()
     except ModelError:

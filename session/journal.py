@@ -75,6 +75,8 @@ def _decision(event: ToolDecision) -> dict[str, Any]:
 
 @dataclass
 class Journal:
+    """Writes the session's events to the store as they happen, and keeps the audit trail /trace shows."""
+
     store: SessionStore | None
     state: AppState
     workspace: Path
@@ -92,6 +94,7 @@ class Journal:
         self.store = None
 
     def on_event(self, event: Event) -> None:
+        """Store the event's entry (a damaged store is left, once, with a warning)."""
         entry = entry_for(event)
         if entry is None:
             return
@@ -116,6 +119,8 @@ class Journal:
 
 @dataclass
 class Restored:
+    """What a stored session's entries add up to: the messages, modes, todos and audit to resume with."""
+
     session_id: str
     messages: list[dict[str, Any]]
     plan_mode: bool

@@ -35,6 +35,8 @@ class SessionBusy(Exception):
 
 @dataclass
 class Session:
+    """The agent with its journal, usage and changes: what the REPL's commands act on."""
+
     agent: Agent
     journal: Journal
     context_window: int = 128_000
@@ -67,15 +69,19 @@ class Session:
 
     @property
     def store(self) -> SessionStore | None:
+        """The session store, or None once the session goes on in memory."""
         return self.journal.store
 
     def compact(self) -> str:
+        """Replace the history with the model's summary of it (/compact); returns the summary."""
         return compact(self.agent)
 
     def recent(self) -> list[SessionInfo]:
+        """This workspace's stored sessions, newest first; none when there is no store."""
         return self.store.sessions(self.agent.workspace) if self.store else []
 
     def latest_id(self) -> str:
+        """The newest stored session of this workspace other than this one ('' if none), for --continue."""
         earlier = [info for info in self.recent() if info.id != self.agent.state.session_id]
         return earlier[0].id if earlier else ""
 
@@ -128,6 +134,7 @@ class Session:
         self.journal.leave_store()
 
     def trace(self) -> list[str]:
+        """The audit trail as /trace prints it: mode changes with their cause, and every hook's decision."""
         lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "
                  "in this run."]
         for entry in self.journal.audit:

@@ -70,6 +70,7 @@ class Tool:
 
 
 def error(message: str) -> ToolResult:
+    """A result that tells the model the call failed, and why, so it can try otherwise."""
     return ToolResult(message, is_error=True)
 
 

@@ -30,8 +30,10 @@ class Preview:
 
 
 def lines_of(text: str) -> list[str]:
-    """The lines of `text`, split at newlines only: a carriage return inside a line stays there,
-    to be shown (str.splitlines would split there and hide it)."""
+    """The lines of `text`, split at newlines only, so a carriage return inside a line is shown.
+
+    str.splitlines would split at it and hide it.
+    """
     return [line for line in re.split(r"(?<=\n)", text) if line]
 
 

@@ -16,6 +16,7 @@ TYPES = {"object": dict, "string": str, "integer": int, "boolean": bool, "array"
 
 
 def schema_errors(value: Any, schema: dict[str, Any], where: str = "arguments") -> list[str]:
+    """Every way `value` breaks `schema`, each naming the argument; empty when it fits."""
     expected = schema.get("type")
     if expected and not _is_type(value, expected):
         return [f"{where} must be {expected}, got {type(value).__name__}"]

@@ -95,8 +95,10 @@ class ConsoleView:
         self.ticker.start("Working…")
 
     def on_text(self, piece: str) -> None:
-        """Show the model's text as it arrives, rendered as markdown, each block drawn once
-        (after its reasoning, collapsed)."""
+        """Show the model's text as it arrives, rendered as markdown, each block drawn once.
+
+        The reasoning before it is shown first, collapsed.
+        """
         self.ticker.stop()
         self._show_reasoning()
         if self.stream_markdown:

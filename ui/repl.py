@@ -70,6 +70,7 @@ def toolbar(state: AppState, model_name: Callable[[], str],
 
 
 def history_at(path: Path) -> History:
+    """The prompt's history, kept in `path` across sessions; in memory when the file cannot be made."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
@@ -155,6 +156,7 @@ def _send(session: Session, view: ConsoleView, text: str) -> None:
 
 
 def report_outcome(outcome: TurnOutcome, view: ConsoleView) -> None:
+    """Say why a turn stopped early (cancelled, plan rejected, an error); a finished turn says nothing."""
     if outcome.ending == "interrupted":
         view.notice("Turn cancelled (Ctrl-C). The conversation is intact; go on when ready.",
                     style="yellow")

@@ -43,6 +43,8 @@ Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the runn
 
 @dataclass(frozen=True)
 class SlashOutcome:
+    """What a command did: text to show, a message to send the model, whether to leave."""
+
     message: str = ""
     send: str = ""
     exit: bool = False
@@ -50,6 +52,7 @@ class SlashOutcome:
 
 
 def run_slash_command(line: str, session: Session) -> SlashOutcome:
+    """Carry out one /command on the session; the outcome says what the REPL does next."""
     name, _, rest = line.strip().partition(" ")
     rest = rest.strip()
     state = session.agent.state

@@ -73,7 +73,9 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
                 in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = (),
                 watchdog: bool = True) -> Outcome:
     """Run argv with its output captured; return when it ends, times out or floods.
-    `watchdog=False` where the command already dies whole with stepagent (bubblewrap)."""
+
+    `watchdog=False` where the command already dies whole with stepagent (bubblewrap).
+    """
     parent = os.getpid()
     process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

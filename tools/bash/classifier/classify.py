@@ -27,8 +27,10 @@ MAX_DEPTH = 3
 
 
 def classify(command: str, depth: int = 0) -> Judgement:
-    """Whether the whole command line is read-only. Always answers, never raises:
-    anything unexpected while judging is a no."""
+    """Whether the whole command line is read-only.
+
+    Always answers, never raises: anything unexpected while judging is a no.
+    """
     try:
         return _classify(command, depth)
     except Exception as failure:  # a classifier bug must mean "no", never a crash

@@ -155,7 +155,9 @@ RULES: dict[str, Callable[[list[str]], Judgement]] = {
 
 def judge_argv(name: str, args: list[str], unknown: str = "") -> Judgement:
     """Judge one simple command that wrappers and shells have been peeled from.
-    `unknown` is an argument whose text is not known yet (a glob, a `$(…)`)."""
+
+    `unknown` is an argument whose text is not known yet (a glob, a `$(…)`).
+    """
     if name in PLAIN:
         return READ_ONLY
     if name in RULES:

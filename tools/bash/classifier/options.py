@@ -19,8 +19,10 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Options:
     """What options a command has: short letters with and without a value, long names too.
+
     `optional` short letters take a value only when it is attached (xargs -i, -e, -l);
-    `numeric` accepts `-5` (nice); ripgrep, unlike GNU tools, takes no abbreviations."""
+    `numeric` accepts `-5` (nice); ripgrep, unlike GNU tools, takes no abbreviations.
+    """
 
     flags: str = ""
     valued: str = ""
@@ -51,8 +53,11 @@ def long_options(text: str) -> frozenset[str]:
 
 
 def read_options(args: Sequence[str], table: Options, stop_at_operand: bool = False) -> Reading:
-    """Read `args` by `table`. With stop_at_operand (wrappers, POSIX mode) the first
-    operand ends the options, and `first_operand` says where it is."""
+    """Read `args` by `table` into options and operands.
+
+    With stop_at_operand (wrappers, POSIX mode) the first operand ends the
+    options, and `first_operand` says where it is.
+    """
     reading = Reading([], [])
     i = 0
     while i < len(args):

@@ -53,8 +53,10 @@ HEREDOC_PARTS = {"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "h
 
 @dataclass(frozen=True)
 class Word:
-    """One argument as bash will see it; `glob` and `dynamic` (a command substitution)
-    mean its final text is not known yet."""
+    """One argument as bash will see it; `glob` and `dynamic` mean its final text is not known yet.
+
+    `dynamic` is a command substitution.
+    """
 
     text: str
     glob: bool = False

@@ -55,8 +55,10 @@ def bwrap_path() -> str | None:
 
 
 def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str) -> list[str]:
-    """The bwrap command line that runs what follows it read-only, in its own namespaces,
-    with a private tmpfs on the empty folder `scratch` as TMPDIR."""
+    """The bwrap command line that runs what follows it read-only, in its own namespaces.
+
+    A private tmpfs on the empty folder `scratch` is its TMPDIR.
+    """
     argv = [bwrap, "--ro-bind", "/", "/",
             "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",

@@ -84,8 +84,10 @@ class SharedCgroup:
 
 
 def remove_left_behind() -> None:
-    """Remove the cgroups of stepagent processes that died without cleaning up
-    (kill -9, a closed terminal): their names carry the pid that made them."""
+    """Remove the cgroups of stepagent processes that died without cleaning up (kill -9, a closed terminal).
+
+    Their names carry the pid that made them.
+    """
     for hierarchy in [path for path, _, _ in V1.values()] + [V2[0]]:
         try:
             names = [name for name in os.listdir(hierarchy) if name.startswith("stepagent-")]

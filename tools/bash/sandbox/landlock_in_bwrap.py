@@ -40,6 +40,8 @@ def perl_path() -> str | None:
 
 
 def restrict_then_exec(perl: str, ruleset_fd: int) -> list[str]:
-    """A command prefix: apply the ruleset `ruleset_fd`, close it, then run what follows
-    (landlock_restrict_self's number is the same on every architecture)."""
+    """A command prefix: apply the ruleset `ruleset_fd`, close it, then run what follows.
+
+    landlock_restrict_self's number is the same on every architecture.
+    """
     return [perl, "-e", RESTRICT_THEN_EXEC, "--", str(ruleset_fd)]

@@ -33,8 +33,10 @@ SCRATCH_PREFIX = "stepagent-bash-"
 
 
 def remove_left_behind_scratch() -> None:
-    """Remove the temp folders of stepagent processes that died mid-call (their
-    names carry the pid that made them)."""
+    """Remove the temp folders of stepagent processes that died mid-call.
+
+    Their names carry the pid that made them.
+    """
     root = Path(tempfile.gettempdir())
     for folder in root.glob(f"{SCRATCH_PREFIX}*"):
         pid = folder.name[len(SCRATCH_PREFIX):].split("-")[0]
@@ -44,8 +46,10 @@ def remove_left_behind_scratch() -> None:
 
 @dataclass
 class Launch:
-    """What the process runner needs: a command prefix, environment, child steps, fds,
-    and whether everything the command starts dies with stepagent by itself."""
+    """What the process runner needs: a command prefix, environment, child steps and fds.
+
+    `dies_with_parent` says whether everything the command starts dies with stepagent by itself.
+    """
 
     prefix: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
@@ -57,8 +61,7 @@ class Launch:
 @contextmanager
 def plan_mode_launch(workspace: Path, layers: Layers,
                      cgroup: CallCgroup | None = None) -> Iterator[Launch]:
-    """The launch for one call; leaving the block removes what it made and kills
-    what is left in the cgroup."""
+    """The launch for one call; leaving the block removes what it made and kills what is left."""
     with ExitStack() as cleanup:
         launch = Launch(in_child=[call_limits().apply])
         if cgroup:

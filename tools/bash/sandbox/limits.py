@@ -36,8 +36,11 @@ class Limits:
 
 
 def call_limits() -> Limits:
-    """Limits for one call. RLIMIT_NPROC counts every process of the user, so the
-    cap is what runs now (an upper bound read from /proc/loadavg) plus a budget."""
+    """Limits for one call: memory, file size and processes.
+
+    RLIMIT_NPROC counts every process of the user, so the cap is what runs now
+    (an upper bound read from /proc/loadavg) plus a budget.
+    """
     if os.geteuid() == 0:
         return Limits()
     return Limits(processes=_tasks_running() + PROCESS_BUDGET)
