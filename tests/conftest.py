@@ -34,3 +34,11 @@ def server() -> Iterator[FakeChatServer]:
     fake.start()
     yield fake
     fake.stop()
+
+
+@pytest.fixture(autouse=True)
+def terminal_size_from_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-xdist workers carry COLUMNS=80 and LINES=24; a REPL started in a pseudo-terminal
+    must size itself from that terminal, as it does for a person."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)

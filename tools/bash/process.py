@@ -28,6 +28,7 @@ from dataclasses import dataclass
 MAX_OUTPUT = 30_000
 FLOOD_LIMIT = 10_000_000
 DRAIN_SECONDS = 0.5
+POLL_SLICE_SECONDS = 0.2  # a sub-agent's thread can only be interrupted between slices
 PR_SET_PDEATHSIG = 1
 
 
@@ -129,7 +130,7 @@ def _read_until_done(process: subprocess.Popen, output: _Capped, deadline: float
             left = deadline - time.monotonic()
             if left <= 0:
                 return True
-            ready = dict(poller.poll(left * 1000))
+            ready = dict(poller.poll(min(left, POLL_SLICE_SECONDS) * 1000))
             if exited in ready or output.flooded:
                 return False
             if fd in ready and not _read_available(fd, output):
