@@ -9,6 +9,10 @@ import subprocess
 import threading
 from pathlib import Path
 
+import pytest
+
+from state import AppState
+from tools.bash.sandbox.status import detect_layers
 from tools.files import MAX_READ_BYTES, make_file_tools
 from tools.search import make_search_tools, ripgrep
 
@@ -114,3 +118,28 @@ def test_read_leaves_the_access_time_alone(workspace):
     os.utime(old, (1_000_000_000, 1_000_000_000))
     assert "kept" in read_within(workspace, "old.txt")
     assert old.stat().st_atime == 1_000_000_000 or os.geteuid() != 0
+
+
+def planning_search(workspace: Path, name: str):
+    state = AppState()
+    state.enter_plan_mode("test")
+    return {t.name: t for t in make_search_tools(workspace, state)}[name]
+
+
+@pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")
+def test_grep_and_glob_while_planning_leave_access_times_alone(workspace):
+    folder = workspace / "sub"
+    folder.mkdir()
+    old = folder / "old.txt"
+    old.write_text("kept\n")
+    when = 1_000_000_000
+    for path in (old, folder):
+        os.utime(path, (when, when))
+    subprocess.run([ripgrep(), "kept", str(workspace)], capture_output=True)
+    if old.stat().st_atime == when or folder.stat().st_atime == when:
+        pytest.skip("this filesystem does not update access times")
+    for path in (old, folder):
+        os.utime(path, (when, when))
+    assert "kept" in planning_search(workspace, "Grep").handler({"pattern": "kept"}).content
+    assert "old.txt" in planning_search(workspace, "Glob").handler({"pattern": "**/*.txt"}).content
+    assert old.stat().st_atime == when and folder.stat().st_atime == when

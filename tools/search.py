@@ -3,7 +3,13 @@ stay fast on large trees (see bench/search.py for the figures).
 
 What the model sends never lands in rg's option position: patterns and globs
 are joined to their option (`--glob=…`, `--regexp=…`) and a file name comes
-after `--`, so `--pre=PROG` as a pattern or a file named `-x` stays text.
+after `--`, so `--pre=PROG` as a pattern or a file named `-x` stays text, and
+`--no-config` keeps a ripgrep config file from adding options.
+
+While planning, ripgrep runs in a read-only view of the filesystem (bubblewrap,
+where it is available): even relatime updates a file's access time when it is
+read, and plan mode promises that no file's times change. Without bubblewrap
+they may change; the doctor's table says so.
 """
 
 from __future__ import annotations
@@ -12,9 +18,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
+from tools.bash.sandbox.bwrap import read_only_view_argv
+from tools.bash.sandbox.status import Layers, detect_layers
 from tools.paths import resolve, shown
 
 MAX_RESULTS = 200
@@ -33,10 +42,12 @@ def ripgrep() -> str:
     return found
 
 
-def run_ripgrep(arguments: list[str], cwd: Path) -> tuple[list[str], str]:
-    """rg's output lines and its error text ('' when it ran cleanly)."""
+def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None) -> tuple[list[str], str]:
+    """rg's output lines and its error text ('' when it ran cleanly); `prefix` runs it
+    inside a sandbox."""
     try:
-        done = subprocess.run([ripgrep(), "--color", "never", *arguments], cwd=cwd,
+        done = subprocess.run([*(prefix or []), ripgrep(), "--no-config", "--color", "never",
+                               *arguments], cwd=cwd,
                               capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return [], str(exc)
@@ -72,16 +83,21 @@ def grep_arguments(pattern: str, glob: str | None = None, file: str | None = Non
             f"--regexp={pattern}", *target]
 
 
-def make_search_tools(workspace: Path) -> list[Tool]:
-    """Glob and Grep, both run by ripgrep in the workspace."""
+def make_search_tools(workspace: Path, state: AppState | None = None,
+                      layers: Callable[[], Layers] = detect_layers) -> list[Tool]:
+    """Glob and Grep, both run by ripgrep in the workspace; read-only view while `state` plans."""
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
+
+    def search(arguments: list[str], cwd: Path) -> tuple[list[str], str]:
+        bwrap = layers().bwrap if state and state.plan_mode else None
+        return run_ripgrep(arguments, cwd, read_only_view_argv(bwrap, cwd) if bwrap else None)
 
     def glob(args: dict[str, Any]) -> ToolResult:
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
-        lines, problem = run_ripgrep(glob_arguments(args["pattern"]), root)
+        lines, problem = search(glob_arguments(args["pattern"]), root)
         if problem:
             return error(f"Glob failed: {problem}")
         return ToolResult(_capped(sorted(lines), "files"), summary=_counted(len(lines), "file"))
@@ -94,7 +110,7 @@ def make_search_tools(workspace: Path) -> list[Tool]:
             return error(f"{shown(workspace, root)} is not a folder or a regular file; Grep "
                          "searches only those (reading a FIFO or a device acts on it).")
         file = None if root.is_dir() else root.name
-        lines, problem = run_ripgrep(grep_arguments(args["pattern"], args.get("glob"), file),
+        lines, problem = search(grep_arguments(args["pattern"], args.get("glob"), file),
                                      root if root.is_dir() else root.parent)
         if problem:
             return error(f"Grep failed: {problem}")

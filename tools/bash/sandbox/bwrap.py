@@ -68,3 +68,12 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, "--"]
+
+
+def read_only_view_argv(bwrap: str, cwd: Path) -> list[str]:
+    """A lighter bwrap for a program stepagent runs itself while planning (ripgrep):
+    everything read-only, so reading leaves access times alone (the kernel skips
+    the update on a read-only mount), in its own namespaces."""
+    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
+            "--new-session", "--chdir", str(cwd), "--"]

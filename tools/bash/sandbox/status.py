@@ -90,7 +90,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "dies with stepagent" if layers.bwrap else "bwrap missing or not allowed to run",
                  "" if layers.bwrap else
                  "file metadata is guarded by seccomp alone, no network namespace, a process "
-                 "that escapes the call's group can outlive it; git commands that can run a "
+                 "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob) "
+                 "can update its access time; git commands that can run a "
                  "repository-configured program are refused"),
         LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
         LayerRow("seccomp", layers.seccomp,
