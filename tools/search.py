@@ -43,8 +43,9 @@ def ripgrep() -> str:
 
 
 def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None) -> tuple[list[str], str]:
-    """rg's output lines and its error text ('' when it ran cleanly); `prefix` runs it
-    inside a sandbox."""
+    """Rg's output lines and its error text ('' when it ran cleanly).
+
+    A `prefix` runs it inside a sandbox."""
     try:
         done = subprocess.run([*(prefix or []), ripgrep(), "--no-config", "--color", "never",
                                *arguments], cwd=cwd,

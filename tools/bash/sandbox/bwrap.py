@@ -71,9 +71,10 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
 
 
 def read_only_view_argv(bwrap: str, cwd: Path) -> list[str]:
-    """A lighter bwrap for a program stepagent runs itself while planning (ripgrep):
-    everything read-only, so reading leaves access times alone (the kernel skips
-    the update on a read-only mount), in its own namespaces."""
+    """A lighter bwrap for a program stepagent runs itself while planning (ripgrep).
+
+    Everything is read-only, so reading leaves access times alone (the kernel
+    skips the update on a read-only mount), in namespaces of its own."""
     return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
             "--new-session", "--chdir", str(cwd), "--"]
