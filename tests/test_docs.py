@@ -3,6 +3,7 @@ name exists, and every failure-mode number cited in the code is in the repositor
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -15,6 +16,8 @@ FILE_AND_NAMES = re.compile(r"`((?:[\w-]+/)*[\w-]+\.py)`: ((?:`[\w.]+`(?:, )?)+)
 TABLE_ROW = re.compile(r"^\| `((?:[\w-]+/)*[\w-]+\.py)` \|(.*)$", re.M)
 NAME = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)`")
 COMMAND = re.compile(r"\./bin/([\w-]+)")
+WALKTHROUGH = ROOT / "step42_plan_mode" / "README.md"
+DELTA_ROW = re.compile(r"^\| `((?:[\w-]+/)*[\w-]+\.py)` \|(.*)\| ([\d + ]+) \|$", re.M)
 
 
 def doc_text(doc: Path) -> str:
@@ -66,3 +69,47 @@ def test_every_cited_failure_mode_is_in_the_list():
             continue
         cited |= set(re.findall(r"failure[ _]mode[ _](\d+)", path.read_text(encoding="utf-8")))
     assert cited and cited <= listed
+
+
+def definitions(tree: ast.AST, prefix: str = "") -> dict[str, ast.AST]:
+    """Every def, class, constant and field by dotted name, at module and class level."""
+    found: dict[str, ast.AST] = {}
+    for node in getattr(tree, "body", []):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names = [node.target.id]
+        elif isinstance(node, ast.Assign):
+            names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+        else:
+            continue
+        for name in names:
+            found[prefix + name] = node
+        if isinstance(node, ast.ClassDef):
+            found.update(definitions(node, f"{prefix}{node.name}."))
+    return found
+
+
+def length(node: ast.AST) -> int:
+    """Lines from the first decorator (or the definition itself) to the last line of its body."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return node.end_lineno - first + 1
+
+
+def counted_lines(path: Path, row: str) -> str:
+    """The lines cell a delta-table row should have: each named definition's length, or the file's."""
+    defined = definitions(ast.parse(path.read_text(encoding="utf-8")))
+    counts = []
+    for name in NAME.findall(row):
+        matches = [node for dotted, node in defined.items() if dotted == name or dotted.endswith("." + name)]
+        if len(matches) == 1:
+            counts.append(length(matches[0]))
+    return " + ".join(map(str, counts or [len(path.read_text(encoding="utf-8").splitlines())]))
+
+
+def test_the_step_41_delta_counts_the_lines_of_the_current_code():
+    rows = DELTA_ROW.findall(doc_text(WALKTHROUGH))
+    assert len(rows) >= 8, "the walkthrough's delta table has rows with line counts"
+    drifted = [f"{file}: the table says {cell.strip()}, the code has {counted_lines(ROOT / file, row)}"
+               for file, row, cell in rows if cell.strip() != counted_lines(ROOT / file, row)]
+    assert not drifted
