@@ -302,3 +302,59 @@ def test_no_write_into_a_fifo_outside(files, layers, tmp_path, command):
         assert os.read(reader, 100) == b"", result
     finally:
         os.close(reader)
+
+
+def inode_flags(path: Path) -> int:
+    """The file's inode flags (chattr's), or -1 where the filesystem has none."""
+    import array
+    import fcntl
+
+    flags = array.array("l", [0])
+    with open(path) as handle:
+        try:
+            fcntl.ioctl(handle, FS_IOC_GETFLAGS, flags, True)
+        except OSError:
+            return -1
+    return flags[0]
+
+
+FS_IOC_GETFLAGS = 0x80086601
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+@pytest.mark.parametrize("command", ["chattr +d f.txt", "chattr +A f.txt"])
+def test_inode_flags_cannot_change_through_a_read_only_descriptor(files, layers, command):
+    before = inode_flags(files / "f.txt")
+    if plain(files, command).returncode != 0 or inode_flags(files / "f.txt") == before:
+        pytest.skip("this filesystem has no such inode flags")
+    plain(files, command.replace("+", "-"))
+    result, _ = sandboxed(files, layers, command)
+    assert inode_flags(files / "f.txt") == before, result
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+@pytest.mark.parametrize("command", [
+    "renice -n 3 -p {pid}", "renice -n 3 -g {pid}", "ionice -c 3 -p {pid}", "taskset -p 1 {pid}",
+    "prlimit --nofile=7 -p {pid}"])
+def test_no_change_reaches_a_process_the_call_did_not_start(files, layers, command):
+    outsider = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        looks = process_settings(outsider.pid)
+        result, _ = sandboxed(files, layers, command.format(pid=outsider.pid))
+        assert process_settings(outsider.pid) == looks, result
+    finally:
+        outsider.kill()
+        outsider.wait()
+
+
+def process_settings(pid: int) -> tuple:
+    """What a call could change about a process: nice, I/O class, CPUs, limits."""
+    io = subprocess.run(["ionice", "-p", str(pid)], capture_output=True, text=True).stdout
+    return (os.getpriority(os.PRIO_PROCESS, pid), io, os.sched_getaffinity(pid),
+            Path(f"/proc/{pid}/limits").read_text())
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_root_in_the_call_holds_no_capability(files, layers):
+    result, _ = sandboxed(files, layers, "grep -E '^Cap(Prm|Eff|Bnd|Amb|Inh)' /proc/self/status")
+    assert result.count("0000000000000000") == 5, result

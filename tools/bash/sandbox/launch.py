@@ -3,7 +3,8 @@
 With bubblewrap the call runs as `bwrap … -- perl … bash -c CMD` with the
 seccomp filter passed on a pipe and the Landlock ruleset as a descriptor, which
 perl applies inside (landlock_in_bwrap.py); without bubblewrap, the child
-restricts itself before exec (Landlock, then seccomp). Both get the resource
+restricts itself before exec (Landlock, then seccomp), and root's capabilities
+are dropped by setpriv (capabilities.py). Both get the resource
 limits and, for root, the tool's cgroup, and an empty temp folder as TMPDIR
 (under bubblewrap a bounded tmpfs is mounted on it). Landlock lets the call
 write beneath that folder's parent, a private folder made for the call.
@@ -24,6 +25,7 @@ from pathlib import Path
 from tools.bash.sandbox import landlock, seccomp
 from tools.bash.sandbox.landlock_in_bwrap import restrict_then_exec
 from tools.bash.sandbox.bwrap import bwrap_argv
+from tools.bash.sandbox.capabilities import drop_all_prefix
 from tools.bash.sandbox.limits import call_limits
 from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.status import Layers
@@ -94,6 +96,8 @@ def plan_mode_launch(workspace: Path, layers: Layers,
             launch.in_child.append(ruleset.restrict)
         if program:
             launch.in_child.append(partial(seccomp.install, program))
+        if layers.root:
+            launch.prefix = drop_all_prefix()
         yield launch
 
 

@@ -17,6 +17,14 @@ not already:
 - clone and unshare with CLONE_NEWUSER: a nested user namespace would give
   back capabilities (inside it) and widen the kernel's attack surface; clone3,
   whose flags seccomp cannot read, answers ENOSYS so libc falls back to clone.
+- ioctls that change a file through a descriptor opened for reading: inode
+  flags (chattr), fsxattr, fs-verity, encryption policies, freezing a
+  filesystem, all of btrfs's (snapshots), and TIOCSTI. They check ownership,
+  not write access, so Landlock lets them through.
+- setpriority, ioprio_set, sched_set*, prlimit64, migrate_pages and
+  move_pages aimed at any process but the caller (renice, ionice, taskset,
+  prlimit -p), and process_madvise: without bubblewrap's PID namespace they
+  reach processes outside, and no Landlock scope covers them.
 The filter is classic BPF assembled here, a few dozen instructions one can
 read, rather than a dependency on libseccomp. A call through another ABI (32-bit
 code on x86_64, x32) kills the process: its numbers mean other calls.
@@ -40,7 +48,16 @@ REFUSED = ("socket chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat 
            "futimesat utimensat setxattr lsetxattr fsetxattr setxattrat removexattr lremovexattr "
            "fremovexattr removexattrat io_uring_setup io_uring_enter io_uring_register setsid "
            "setpgid add_key request_key keyctl mq_open msgget msgsnd semget semop semtimedop "
-           "shmget shmat").split()
+           "shmget shmat process_madvise process_mrelease").split()
+SELF_ONLY = ("sched_setparam sched_setscheduler sched_setaffinity sched_setattr prlimit64 "
+             "migrate_pages move_pages").split()
+SECOND_ARGUMENT_OFFSET = 24
+PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
+AND, WRITE_DIRECTION_AND_TYPE, TYPE = 0x54, 0x4000FF00, 0xFF00
+TIOCSTI, FS_IOC_SET_ENCRYPTION_POLICY = 0x5412, 0x800C6613
+WRITES_OF_TYPE = {"inode flags, versions, fs-verity ('f')": 0x40006600,
+                  "fsxattr, freeze, trim ('X')": 0x40005800}
+BTRFS = 0x9400
 
 
 @dataclass(frozen=True)
@@ -60,7 +77,10 @@ X86_64 = Architecture(0xC000003E, {
     "removexattrat": 466, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "setsid": 112, "setpgid": 109, "add_key": 248, "request_key": 249, "keyctl": 250,
     "mq_open": 240, "msgget": 68, "msgsnd": 69, "semget": 64, "semop": 65, "semtimedop": 220,
-    "shmget": 29, "shmat": 30}, x32_bit=True)
+    "shmget": 29, "shmat": 30, "ioctl": 16, "setpriority": 141, "ioprio_set": 251,
+    "sched_setparam": 142, "sched_setscheduler": 144, "sched_setaffinity": 203, "sched_setattr": 314,
+    "prlimit64": 302, "migrate_pages": 256, "move_pages": 279, "process_madvise": 440,
+    "process_mrelease": 448}, x32_bit=True)
 AARCH64 = Architecture(0xC00000B7, {
     "clone": 220, "unshare": 97, "socket": 198, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
     "utimensat": 88, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
@@ -68,7 +88,9 @@ AARCH64 = Architecture(0xC00000B7, {
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "setsid": 157,
     "setpgid": 154, "add_key": 217, "request_key": 218, "keyctl": 219, "mq_open": 180,
     "msgget": 186, "msgsnd": 189, "semget": 190, "semop": 193, "semtimedop": 192, "shmget": 194,
-    "shmat": 196})
+    "shmat": 196, "ioctl": 29, "setpriority": 140, "ioprio_set": 30, "sched_setparam": 118,
+    "sched_setscheduler": 119, "sched_setaffinity": 122, "sched_setattr": 274, "prlimit64": 261,
+    "migrate_pages": 238, "move_pages": 239, "process_madvise": 440, "process_mrelease": 448})
 ARCHITECTURES = {"x86_64": X86_64, "aarch64": AARCH64}
 
 
@@ -95,9 +117,29 @@ def program(arch: Architecture) -> bytes:
     code.append((JUMP_EQUAL, CLONE3, "no_such_call", None))
     code += [(JUMP_EQUAL, arch.numbers[name], "new_user", None) for name in ("clone", "unshare")]
     code += [(JUMP_EQUAL, number, "deny", None) for number in refused]
+    code += [(JUMP_EQUAL, arch.numbers["ioctl"], "ioctl", None),
+             (JUMP_EQUAL, arch.numbers["setpriority"], "setpriority", None),
+             (JUMP_EQUAL, arch.numbers["ioprio_set"], "ioprio_set", None)]
+    code += [(JUMP_EQUAL, arch.numbers[name], "first_is_self", None) for name in SELF_ONLY]
     code += [(RETURN, ALLOW),
              ("new_user", LOAD_WORD, FIRST_ARGUMENT_OFFSET), (JUMP_SET, CLONE_NEWUSER, "deny", None),
              (RETURN, ALLOW),
+             ("ioctl", LOAD_WORD, SECOND_ARGUMENT_OFFSET),
+             (JUMP_EQUAL, TIOCSTI, "deny", None),
+             (JUMP_EQUAL, FS_IOC_SET_ENCRYPTION_POLICY, "deny", None),
+             (AND, WRITE_DIRECTION_AND_TYPE)]
+    code += [(JUMP_EQUAL, value, "deny", None) for value in WRITES_OF_TYPE.values()]
+    code += [(AND, TYPE), (JUMP_EQUAL, BTRFS, "deny", None),
+             (RETURN, ALLOW),
+             ("setpriority", LOAD_WORD, FIRST_ARGUMENT_OFFSET),
+             (JUMP_EQUAL, PRIO_PROCESS, "second_is_self", "deny"),
+             ("ioprio_set", LOAD_WORD, FIRST_ARGUMENT_OFFSET),
+             (JUMP_EQUAL, IOPRIO_WHO_PROCESS, "second_is_self", "deny"),
+             ("second_is_self", LOAD_WORD, SECOND_ARGUMENT_OFFSET),
+             (JUMP_EQUAL, 0, "allow", "deny"),
+             ("first_is_self", LOAD_WORD, FIRST_ARGUMENT_OFFSET),
+             (JUMP_EQUAL, 0, "allow", "deny"),
+             ("allow", RETURN, ALLOW),
              ("deny", RETURN, ERRNO_EPERM),
              ("no_such_call", RETURN, ERRNO_ENOSYS)]
     return _assemble(code)
