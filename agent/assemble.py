@@ -69,7 +69,7 @@ def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[
 
     def build_subagent(child: AppState, child_model: Model, child_approve: Approve) -> Agent:
         return assemble_subagent(workspace, child, child_model, child_approve, classifier, home,
-                                 executor.rules)
+                                 executor.rules, store)
 
     subagents = SubAgents(state, model, build_subagent, approve, mailbox,
                           model_named or (lambda name: dataclasses.replace(model, name=name)))
@@ -83,10 +83,15 @@ def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[
                   preparers=[AutoCompact(*compact_after_tokens), reminders, session_mentions],
                   recover_overflow=OverflowRecovery(compact_after_tokens[0]), home=home)
     if store is not None:
-        tool = make_session_context_tool(
-            store, lambda rules, material: side_request(agent.model, rules, material))
-        executor.tools[tool.name] = tool
+        add_session_context(agent, store)
     return agent
+
+
+def add_session_context(agent: Agent, store: SessionStore) -> None:
+    """ReadSessionContext for this agent; its handoff's side request goes to the agent's model."""
+    tool = make_session_context_tool(
+        store, lambda rules, material: side_request(agent.model, rules, material))
+    agent.executor.tools[tool.name] = tool
 
 
 def side_request(model: Model, instructions: str, material: str) -> str:
@@ -97,13 +102,18 @@ def side_request(model: Model, instructions: str, material: str) -> str:
 
 def assemble_subagent(workspace: Path, state: AppState, model: Model, approve: Approve,
                       classifier: Callable[[str], Judgement] = classify,
-                      home: Path | None = None, rules: SessionRules | None = None) -> Agent:
-    """A sub-agent: the same tools minus SUBAGENT_EXCLUDED, the same hooks and loop, its own history."""
+                      home: Path | None = None, rules: SessionRules | None = None,
+                      store: SessionStore | None = None) -> Agent:
+    """A sub-agent: its parent's tools minus SUBAGENT_EXCLUDED (ReadSessionContext included when
+    there is a store), the same hooks and loop, its own history."""
     tools = build_tools(workspace, state, _no_plans, classifier, home,
                         list_models=getattr(model, "list_models", None), model_name=lambda: model.name)
     allowed = {name: tool for name, tool in tools.items() if name not in SUBAGENT_EXCLUDED}
     executor = Executor(allowed, build_hooks(), state, approve, rules=rules or SessionRules())
-    return Agent(model, executor, state, workspace, max_steps=SUBAGENT_MAX_STEPS, home=home)
+    agent = Agent(model, executor, state, workspace, max_steps=SUBAGENT_MAX_STEPS, home=home)
+    if store is not None:
+        add_session_context(agent, store)
+    return agent
 
 
 def _no_plans(plan: str) -> PlanReview:

@@ -162,6 +162,14 @@ class SubAgentFinished:
 
 
 @dataclass(frozen=True)
+class SubAgentTokensUsed:
+    """What one of a sub-agent's model replies cost, relayed to its parent's stream."""
+
+    agent: str
+    used: TokensUsed
+
+
+@dataclass(frozen=True)
 class AskCountdown:
     """AskUserQuestion's auto-continue times (seconds since the epoch) for one questionnaire."""
 
@@ -173,7 +181,7 @@ class AskCountdown:
 
 Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolRequested, ToolDecision, ToolStarted,
               ToolFinished, TokensUsed, Compacted, MemoryChanged, SubAgentStarted,
-              SubAgentDecision, SubAgentFinished, AskCountdown]
+              SubAgentDecision, SubAgentFinished, SubAgentTokensUsed, AskCountdown]
 
 
 @dataclass

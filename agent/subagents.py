@@ -4,8 +4,8 @@ A sub-agent is the same loop with its own history and its own state, and it
 answers once (tools/agent_tool.py turns that answer into the Agent call's
 result). What it takes from its parent, and why:
 
-- Tools: the parent's set, built anew for the sub-agent's state, minus
-  SUBAGENT_EXCLUDED. It has nothing to enter or leave plan mode with, no
+- Tools: the parent's set (ReadSessionContext included), built anew for the
+  sub-agent's state, minus SUBAGENT_EXCLUDED. It has nothing to enter or leave plan mode with, no
   question for the user, and no sub-agents of its own.
 - Plan mode, inherited and kept in step (failure mode 6 in DESIGN.md). A
   `general` sub-agent follows its parent's mode for as long as it runs:
@@ -20,8 +20,9 @@ result). What it takes from its parent, and why:
   A "yes, don't ask again" is the session's rule, for parent and sub-agents alike.
 - Events: its hook decisions reach the parent's stream as SubAgentDecision, so
   the screen and /trace show them with the sub-agent as their cause, and its
-  memory changes as they are, so the user sees every one. Its messages stay
-  its own.
+  memory changes as they are, so the user sees every one; the tokens its
+  replies cost as SubAgentTokensUsed, so /usage adds them to the session's
+  (but not to how full the parent's context is). Its messages stay its own.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Callable
 from agent.approval import Approve
 from agent.batch import Mailbox
 from agent.events import (Event, MemoryChanged, ModeChanged, SubAgentDecision, SubAgentFinished,
-                          SubAgentStarted, ToolDecision)
+                          SubAgentStarted, SubAgentTokensUsed, TokensUsed, ToolDecision)
 from agent.loop import Agent
 from models.base import Model, ModelError
 from models.catalog import resolve_model
@@ -117,6 +118,8 @@ class SubAgents:
     def _relay(self, task: SubAgentTask, event: Event) -> None:
         if isinstance(event, ToolDecision):
             self._emit(SubAgentDecision(task.label, event))
+        elif isinstance(event, TokensUsed):
+            self._emit(SubAgentTokensUsed(task.label, event))
         elif isinstance(event, MemoryChanged):
             self._emit(event)
 

@@ -1,7 +1,8 @@
 """Tokens spent: per turn and for the session, and how full the context window is.
 
 A listener on the event stream: each TokensUsed (one per model reply, when the
-server reports usage) adds to the turn and the session. The latest reply's
+server reports usage) adds to the turn and the session, and so does each
+SubAgentTokensUsed (a sub-agent's reply, relayed by agent/subagents.py). The latest reply's
 input plus output is the context the conversation fills now; without a report,
 the history's estimate stands in (session/compaction.py), as it does right
 after a compaction.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.events import Compacted, Event, TokensUsed
+from agent.events import Compacted, Event, SubAgentTokensUsed, TokensUsed
 
 
 @dataclass
@@ -57,9 +58,15 @@ class UsageMeter:
         self.turn = Tally()
 
     def on_event(self, event: Event) -> None:
-        """Count a reply's tokens; after a compaction the context is estimated again."""
+        """Count a reply's tokens; after a compaction the context is estimated again.
+
+        A sub-agent's reply counts as spent, but its context is its own, not this conversation's.
+        """
         if isinstance(event, Compacted):
             self.context_tokens = None
+        if isinstance(event, SubAgentTokensUsed):
+            self.turn.add(event.used)
+            self.session.add(event.used)
         if isinstance(event, TokensUsed):
             self.turn.add(event)
             self.session.add(event)

@@ -9,11 +9,18 @@ import threading
 import pytest
 
 import agent.assemble
+from agent.assemble import assemble
+from agent.events import SubAgentTokensUsed, TokensUsed
 from models.catalog import ModelInfo
 from models.scripted import ScriptedModel
+from session.store import SessionStore
+from session.usage import UsageMeter
+from state import AppState
 from tests.harness import assert_valid_history, call, turn
-from tests.subagent_kit import Hooked, Parent, snapshot
+from tests.subagent_kit import Hooked, Parent, Routed, snapshot
 from tools.agent_tool import SUBAGENT_EXCLUDED
+from tools.ask_user import Answers
+from tools.plan_mode import PlanReview
 
 MUTATIONS = [call("Write", file_path="new.txt", content="x"),
              call("Edit", file_path="notes.md", old_string="hello", new_string="bye"),
@@ -220,3 +227,28 @@ def test_agent_itself_is_allowed_in_every_mode(workspace, mode):
     parent.run()
     assert parent.tool_results() == ["fine"]
     assert parent.questions == []
+
+
+def test_a_sub_agents_reply_counts_as_spent_but_not_as_the_parents_context():
+    meter = UsageMeter()
+    meter.on_event(TokensUsed(1000, 50))
+    meter.on_event(SubAgentTokensUsed("explore: look", TokensUsed(9000, 70)))
+    assert (meter.session.input_tokens, meter.session.output_tokens, meter.session.replies) == (10000, 120, 2)
+    assert meter.context_tokens == 1050
+
+
+@pytest.mark.parametrize("mode", ["plan", "build"])
+def test_a_sub_agent_offers_exactly_its_parents_tools_minus_the_four(workspace, tmp_path, mode):
+    sub = ScriptedModel([turn("done")])
+    model = Routed(ScriptedModel([turn("", agent_call("look", "alpha")), turn("ok")]), {"alpha": sub})
+    state = AppState()
+    state.select(mode, "test")
+    agent = assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False,
+                     home=tmp_path / "home", store=SessionStore(tmp_path / "sessions.db"),
+                     ask=lambda questionnaire: Answers())
+    agent.run_turn("go")
+    parent_offered = {schema["function"]["name"] for schema in model.parent.tool_schemas[0]}
+    sub_offered = {schema["function"]["name"] for schema in sub.tool_schemas[0]}
+    assert SUBAGENT_EXCLUDED <= parent_offered
+    assert sub_offered == parent_offered - SUBAGENT_EXCLUDED
+    assert {"ReadSessionContext", "Remember", "ListModels"} <= sub_offered

@@ -1,6 +1,7 @@
 """Sub-agents with the real openai client against the local Chat Completions server:
 three Agent calls in one reply overlap at the server, and a planning sub-agent's
-requests carry none of the excluded tools and its writes are denied."""
+requests carry none of the excluded tools and its writes are denied; its tokens
+count in /usage."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import time
 
 from agent.assemble import assemble
 from models.openai_chat import OpenAIChatModel
+from session.journal import Journal
+from session.live import Session
 from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.subagent_kit import snapshot
 from tools.agent_tool import SUBAGENT_EXCLUDED
 from tools.plan_mode import PlanReview
+from ui.slash import run_slash_command
 
 
 def session(server: FakeChatServer, workspace, mode: str):
@@ -67,3 +71,16 @@ def test_a_planning_sub_agent_is_denied_and_offered_none_of_the_excluded_tools(s
         assert {tool["function"]["name"] for tool in body["tools"]} & SUBAGENT_EXCLUDED == set()
     denials = [m["content"] for m in spans[1][2]["messages"] if m["role"] == "tool"]
     assert len(denials) == 3 and all("plan-mode-guard" in d for d in denials)
+
+
+def test_a_sub_agents_tokens_add_up_in_usage(server, workspace):
+    server.reply_tool_calls(("Agent", {"description": "look", "prompt": "area",
+                                       "subagent_type": "explore"}))
+    server.reply_text("found it")
+    server.reply_text("reported")
+    agent = session(server, workspace, "build")
+    live = Session(agent, Journal(None, agent.state, workspace, warn=print))
+    agent.run_turn("research")
+    assert len(server.requests) == 3, "two parent replies and one sub-agent reply"
+    usage = run_slash_command("/usage", live).message
+    assert "tokens in 360 (192 cached) · out 90 over 3 replies" in usage
