@@ -15,7 +15,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["startup.py", "loop_overhead.py", "prompt_size.py", "search.py", "bash_safety.py",
-              "session_state.py", "render.py", "endpoints.py", "session_search.py"]
+              "session_state.py", "render.py", "endpoints.py", "session_search.py",
+              "subagents.py"]
 
 
 def main() -> int:

@@ -196,10 +196,11 @@ class FakeChatServer:
                     self.send_header("Content-Length", str(len(payload) + 1000))
                 self.end_headers()
                 if response.get("pace"):
-                    for event in filter(None, payload.split(b"\n\n")):
+                    for number, event in enumerate(filter(None, payload.split(b"\n\n"))):
+                        if number:
+                            time.sleep(response["pace"])
                         self.wfile.write(event + b"\n\n")
                         self.wfile.flush()
-                        time.sleep(response["pace"])
                     return
                 for size in response.get("sizes", ()):
                     self.wfile.write(payload[:size])
