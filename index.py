@@ -82,6 +82,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="show which plan-mode sandbox layers this machine has, then exit")
     parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
                         help="compact automatically past this share of the window (default: %(default)s)")
+    parser.add_argument("--ask-timeout", type=float, metavar="SECONDS",
+                        help="let the model's questions (AskUserQuestion) go on unanswered after "
+                        "SECONDS: silent for a fifth of it (at most 60 s), then a countdown; any key "
+                        "stops it (default: wait for the user)")
     args = parser.parse_args(argv)
     if args.prompt == "-":
         args.prompt = sys.stdin.read()
@@ -93,6 +97,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--compact-at must be a share between 0 and 1")
     if args.check and not args.script:
         parser.error("--check needs --script FILE (a recording)")
+    if args.ask_timeout is not None and not 0 < args.ask_timeout < float("inf"):
+        parser.error("--ask-timeout must be a number of seconds above 0")
     return args
 
 
@@ -121,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         recorder = Recorder(args.record, state, workspace, f"Recorded with {model.name}")
         state.events.subscribe(recorder.on_event)
     agent = assemble(workspace, state, model, present, approve, home=home, store=store, ask=ask,
+                     ask_timeout=args.ask_timeout,
                      compact_after_tokens=(args.context_window, args.compact_at))
     startup.show_agent_on(view, agent)
     session = startup.open_session(agent, store, home, view, args.context_window)

@@ -86,7 +86,8 @@ class Session:
         return earlier[0].id if earlier else ""
 
     def resume(self, session_id: str) -> None:
-        """Put a stored session back exactly: messages, modes, todos, audit trail."""
+        """Put a stored session back exactly: messages, modes, todos, audit trail, and the
+        deadlines of AskUserQuestion's countdowns (AskUserQuestion listens for them)."""
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
         if not self.store.exists(session_id):
@@ -109,6 +110,8 @@ class Session:
             state.enter_plan_mode("resume")
         else:
             state.leave_plan_mode("resume")
+        for countdown in restored.countdowns.values():
+            state.events.emit(countdown)
 
     def last_command_output(self) -> str:
         """The whole result of the latest Bash call, '' if no command has run."""

@@ -148,3 +148,11 @@ def test_a_restored_countdown_keeps_its_deadline():
     tool.handler({"questions": [COLOR]})
     assert asked[0].countdown == restored
     assert asked[1].countdown.deadline_at == 5300.0, "a new asking gets a new countdown"
+
+
+def test_the_grace_is_a_seam_and_never_more_than_a_fifth_of_the_timeout():
+    asked = []
+    answer = lambda q: asked.append(q) or Answers()  # noqa: E731
+    make_ask_tool(AppState(), answer, timeout=2, clock=lambda: 0.0, grace=0.1).handler({"questions": [COLOR]})
+    make_ask_tool(AppState(), answer, timeout=2, clock=lambda: 0.0, grace=60).handler({"questions": [COLOR]})
+    assert [(q.countdown.visible_at, q.countdown.deadline_at) for q in asked] == [(0.1, 2.0), (0.4, 2.0)]

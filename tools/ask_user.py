@@ -9,7 +9,8 @@ reaches the user in every mode, yolo included, and it is allowed while planning.
 Auto-continue (off unless a timeout is given): after a silent grace, a visible
 countdown runs to the deadline, and then the questions resolve with no answers.
 The countdown's absolute times are emitted as an AskCountdown event, so the
-journal keeps them and a resumed session shows the same deadline.
+journal keeps them; a resumed session emits them again (session/live.py), and the
+same questions asked again get the same deadline. ui/ask_countdown.py shows it.
 """
 
 from __future__ import annotations
@@ -119,8 +120,13 @@ def result_text(questions: tuple[Question, ...], answers: Answers) -> str:
 
 
 def make_ask_tool(state: AppState, ask: Callable[[Questionnaire], Answers] | None,
-                  timeout: float | None = None, clock: Callable[[], float] = time.time) -> Tool:
-    """The AskUserQuestion tool; `timeout` seconds turns auto-continue on."""
+                  timeout: float | None = None, clock: Callable[[], float] = time.time,
+                  grace: float = GRACE_SECONDS) -> Tool:
+    """The AskUserQuestion tool; `timeout` seconds turns auto-continue on.
+
+    The countdown stays silent for `grace` seconds (at most a fifth of the timeout);
+    `clock` and `grace` are there for tests, which cannot wait minutes.
+    """
     restored: dict[str, AskCountdown] = {}
 
     def remember(event: Event) -> None:
@@ -135,7 +141,7 @@ def make_ask_tool(state: AppState, ask: Callable[[Questionnaire], Answers] | Non
         if key in restored:
             return restored.pop(key)
         now = clock()
-        countdown = AskCountdown(key, now, now + min(GRACE_SECONDS, timeout / 5), now + timeout)
+        countdown = AskCountdown(key, now, now + min(grace, timeout / 5), now + timeout)
         state.events.emit(countdown)
         restored.pop(key, None)  # our own event came back through `remember`
         return countdown

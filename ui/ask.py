@@ -3,22 +3,27 @@
 Each question is shown with its header and its options numbered from 1. A
 number picks an option (several, comma-separated, where more than one may be
 chosen), any other text is the user's own answer, and an empty line skips the
-question (tools/ask_user.py reads the line). Ctrl-D skips the rest.
+question (tools/ask_user.py reads the line). Ctrl-D skips the rest. With
+--ask-timeout, the countdown of ui/ask_countdown.py runs above the prompt.
 In -p nobody can answer: the questions resolve at once with no answers, and the
 model is told why.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from rich.text import Text
 
 from tools.ask_user import Answers, Question, Questionnaire, parse_answer
+from ui.ask_countdown import Countdown, DeadlinePassed, ask_with_countdown
 from ui.console import ConsoleView
 from ui.safe_text import safe
 
 PROMPT = "Answer (number, or your own words; Enter skips): "
+TIMED_OUT_NOTE = ("The user did not answer before the auto-continue deadline (--ask-timeout); "
+                  "they may be away.")
 HEADLESS_NOTE = ("This session runs without a user (-p), so nobody could answer; decide as you "
                  "would without them.")
 
@@ -37,16 +42,23 @@ def show_question(view: ConsoleView, question: Question) -> None:
         view.console.print(line)
 
 
-def interactive_ask(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[Questionnaire], Answers]:
-    """Put each question to the user and read their answer line."""
+def interactive_ask(view: ConsoleView, ask: Callable[..., str],
+                    clock: Callable[[], float] = time.time) -> Callable[[Questionnaire], Answers]:
+    """Put each question to the user and read their answer line, under the countdown if any."""
     def ask_questions(questionnaire: Questionnaire) -> Answers:
+        countdown = Countdown(questionnaire.countdown, clock) if questionnaire.countdown else None
         answers: dict[str, str] = {}
         for question in questionnaire.questions:
             show_question(view, question)
             try:
-                answer = parse_answer(question, ask(PROMPT))
+                typed = ask_with_countdown(ask, PROMPT, countdown) if countdown else ask(PROMPT)
             except EOFError:
                 break
+            except DeadlinePassed:
+                view.notice(f"No answer by {countdown.deadline}: continuing without answers.",
+                            style="yellow")
+                return Answers(note=TIMED_OUT_NOTE)
+            answer = parse_answer(question, typed)
             if answer is not None:
                 answers[question.question] = answer
         return Answers(answers)

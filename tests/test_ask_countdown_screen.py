@@ -1,0 +1,141 @@
+"""AskUserQuestion's auto-continue in the real REPL (--ask-timeout): the countdown shows
+and counts down, then the model hears that nobody answered; a key stops it for good;
+a resumed session shows the same deadline.
+
+These tests wait for a real countdown, so each takes a few seconds: --ask-timeout 4
+is a silent grace of 0.8 s and a visible countdown of 3.2 s (the flag's own arithmetic).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from session.store import SessionStore
+from tests.terminal import ROOT, Terminal
+
+QUESTION = {"question": "Which colour?", "header": "Colour",
+            "options": [{"label": "Blue", "description": "calm"},
+                        {"label": "Red", "description": "loud"}]}
+ASK = {"text": "", "tool_calls": [{"name": "AskUserQuestion", "arguments": {"questions": [QUESTION]}}]}
+SCRIPT = {"turns": [ASK, {"text": "carrying on"}]}
+COUNTING = re.compile(r"No answer by (\d\d:\d\d:\d\d): continuing without answers in (\d+) s")
+NONE_ANSWERED = "The user answered none of the questions"
+
+pytestmark = pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+
+
+class Screen:
+    """stepagent in a tmux window of its own, read as the user sees it."""
+
+    def __init__(self, tmp_path: Path, workspace: Path, *args: str):
+        self.socket = f"stepagent-countdown-{os.getpid()}-{tmp_path.name}"
+        command = (f"cd {workspace} && STEPAGENT_HOME={os.environ['STEPAGENT_HOME']} "
+                   f"TERM=xterm-256color {sys.executable} {ROOT / 'index.py'} {' '.join(args)}")
+        self.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", command)
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
+                              check=True).stdout
+
+    def text(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main")
+
+    def wait_for(self, wanted: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.text()
+            if wanted in screen:
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{wanted!r} never appeared; the screen was:\n{screen}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "main", *keys)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def tool_results(workspace: Path) -> list[str]:
+    store = SessionStore(Path(os.environ["STEPAGENT_HOME"]) / "sessions.db")
+    return [e.payload["content"] for info in store.sessions(workspace) for e in store.entries(info.id)
+            if e.kind == "message" and e.payload.get("role") == "tool"]
+
+
+def script(tmp_path: Path, name: str, body: dict) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(body))
+    return path
+
+
+def test_the_countdown_shows_counts_down_and_resolves_with_no_answers(workspace, tmp_path):
+    screen = Screen(tmp_path, workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
+                    "--ask-timeout", "4")
+    try:
+        screen.wait_for("›")
+        screen.keys("ask me", "Enter")
+        screen.wait_for("Enter skips")
+        seconds_seen, give_up = set(), time.monotonic() + 60
+        while "continuing without answers." not in (text := screen.text()):
+            assert time.monotonic() < give_up, f"the countdown never ended:\n{text}"
+            seconds_seen.update(int(left) for _, left in COUNTING.findall(text))
+            time.sleep(0.05)
+        screen.wait_for("carrying on")
+    finally:
+        screen.close()
+    assert len(seconds_seen) >= 2, f"the seconds left were shown and went down: {seconds_seen}"
+    [result] = tool_results(workspace)
+    assert NONE_ANSWERED in result and "deadline" in result
+
+
+def test_any_key_stops_the_countdown_for_good(workspace, tmp_path):
+    screen = Screen(tmp_path, workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
+                    "--ask-timeout", "4")
+    try:
+        screen.wait_for("›")
+        screen.keys("ask me", "Enter")
+        screen.wait_for("continuing without answers in")
+        visible = time.monotonic()
+        screen.keys("2")
+        screen.wait_for("Countdown stopped")
+        time.sleep(max(0.0, visible + 4.5 - time.monotonic()))  # past the deadline, to see it hold
+        assert "continuing without answers." not in screen.text()
+        assert "carrying on" not in screen.text()
+        screen.keys("Enter")
+        screen.wait_for("carrying on")
+    finally:
+        screen.close()
+    [result] = tool_results(workspace)
+    assert "Red" in result and NONE_ANSWERED not in result
+
+
+def test_a_resumed_session_shows_the_same_deadline(workspace, tmp_path):
+    first = Terminal.start(workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
+                           "--ask-timeout", "6")
+    try:
+        first.expect("›")
+        first.sendline("ask me")
+        first.expect(r"No answer by (\d\d:\d\d:\d\d)")
+        deadline = first.child.match.group(1)
+    finally:
+        first.close()
+    again = script(tmp_path, "again.json", {"turns": [ASK, {"text": "carrying on"}]})
+    second = Terminal.start(workspace, "--script", str(again), "--continue", "--ask-timeout", "600")
+    try:
+        second.expect("›")
+        second.sendline("ask again")
+        second.expect_text(f"No answer by {deadline}: continuing without answers.")
+        second.expect("carrying on")
+    finally:
+        second.close()
+    results = tool_results(workspace)
+    assert NONE_ANSWERED in results[-1]
