@@ -104,8 +104,10 @@ def assemble_subagent(workspace: Path, state: AppState, model: Model, approve: A
                       classifier: Callable[[str], Judgement] = classify,
                       home: Path | None = None, rules: SessionRules | None = None,
                       store: SessionStore | None = None) -> Agent:
-    """A sub-agent: its parent's tools minus SUBAGENT_EXCLUDED (ReadSessionContext included when
-    there is a store), the same hooks and loop, its own history."""
+    """A sub-agent: its parent's tools minus SUBAGENT_EXCLUDED, the same hooks and loop, its own history.
+
+    Its parent's tools include ReadSessionContext when there is a store.
+    """
     tools = build_tools(workspace, state, _no_plans, classifier, home,
                         list_models=getattr(model, "list_models", None), model_name=lambda: model.name)
     allowed = {name: tool for name, tool in tools.items() if name not in SUBAGENT_EXCLUDED}

@@ -86,8 +86,10 @@ class Session:
         return earlier[0].id if earlier else ""
 
     def resume(self, session_id: str) -> None:
-        """Put a stored session back exactly: messages, modes, todos, audit trail, and the
-        deadlines of AskUserQuestion's countdowns (AskUserQuestion listens for them)."""
+        """Put a stored session back exactly: messages, modes, todos, audit trail, countdowns.
+
+        The countdowns are AskUserQuestion's deadlines, emitted again for it to find.
+        """
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
         if not self.store.exists(session_id):

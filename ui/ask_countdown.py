@@ -52,8 +52,10 @@ class Countdown:
         self.stopped = True
 
     def line(self) -> str:
-        """What to show above the prompt now: the seconds left, or nothing (during the grace,
-        and at the deadline, when the prompt gives up)."""
+        """What to show above the prompt now: the seconds left, or nothing.
+
+        Nothing during the grace, and nothing at the deadline, when the prompt gives up.
+        """
         if self.stopped:
             return "Countdown stopped: the questions wait for your answers." if self.shown else ""
         now = self.clock()
