@@ -287,3 +287,28 @@ def test_without_any_os_sandbox_the_user_is_told_and_reads_still_run(scratch):
     state.enter_plan_mode("test")
     bash = make_bash_tool(scratch, state, classify, layers=lambda: bare)
     assert bash.handler({"command": "cat f.txt"}).content.startswith("hello")
+
+
+EMBEDDED_BARE = ("git clone -q --bare . bare.git && echo '* diff=t' > bare.git/info/attributes && "
+                 "git -C bare.git config diff.t.textconv 'touch \"$GIT_MADE\"; cat' && "
+                 "git -C bare.git config core.fsmonitor 'touch \"$GIT_MADE\"; false'")
+
+
+@pytest.mark.parametrize("command", ["git -C bare.git log -p -1", "cd bare.git && git log -p -1",
+                                     "git --git-dir=bare.git log -p -1",
+                                     "git --git-dir bare.git show HEAD",
+                                     "git --work-tree=. --git-dir=bare.git status"])
+def test_build_mode_runs_no_program_a_bare_repository_in_the_workspace_names(command, scratch,
+                                                                            monkeypatch):
+    """A clone can carry a bare repository with its own config: a read that runs
+    without a question must not start the program it names."""
+    made = scratch.parent / "made-by-git.txt"
+    monkeypatch.setenv("GIT_MADE", str(made))
+    subprocess.run(["bash", "-c", EMBEDDED_BARE], cwd=scratch, check=True)
+    plain_bash(command, scratch)
+    assert made.exists() or "status" in command, "in plain bash the config runs the program"
+    made.unlink(missing_ok=True)
+    session = Session(scratch, [turn("", call("Bash", command=command)), turn("ok")],
+                      permission_answers=[False])
+    session.run()
+    assert session.questions or not made.exists()

@@ -3,9 +3,13 @@
 Its `judge` is the read-only classifier (classifier/), which the hooks read:
 the plan-mode guard lets only read-only commands through, and build mode asks
 before any other. While planning, the command also runs inside the OS sandbox
-(sandbox/launch.py), which contains arbitrary code by itself, with git's
+(sandbox/launch.py), which contains arbitrary code by itself. Git's
 config-driven programs (fsmonitor, hooks, implicit bare repositories, signature
-checks) switched off. Where a sandbox layer is missing, plan-mode Bash runs less
+checks) are switched off while planning, and in every mode for a command the
+classifier judged read-only: such a command runs without a question, and a bare
+repository a clone carried must not start a program through it. (The
+repository's own .git/config is the user's, and stays in force for the rest.)
+Where a sandbox layer is missing, plan-mode Bash runs less
 (sandbox/narrowing.py). Every call runs in its own process group and leaves
 nothing behind (process.py).
 """
@@ -29,7 +33,7 @@ from tools.preview import command_preview
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 NO_PROMPTS = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-GIT_SETTINGS_WHILE_PLANNING = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null",
+GIT_SETTINGS_FOR_READS = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null",
                                "safe.bareRepository": "explicit", "log.showSignature": "false",
                                "protocol.allow": "never"}
 
@@ -52,9 +56,10 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         command = args["command"]
         timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
         env = {**os.environ, **NO_PROMPTS}
+        if state.plan_mode or classify(command).read_only:
+            env.update(git_environment(GIT_SETTINGS_FOR_READS))
         if not state.plan_mode:
             return _result(run_process(["bash", "-c", command], str(workspace), env, timeout), timeout)
-        env.update(git_environment(GIT_SETTINGS_WHILE_PLANNING))
         if first_plan_call:
             first_plan_call.clear()
             remove_left_behind_scratch()

@@ -1,7 +1,9 @@
 """git, judged by subcommand: read-only ones pass, with unsafe options refused.
 
 Refused everywhere: configuration from the command line (`-c`, `--config-env`),
-another exec path, a pager (`-p`, `--paginate`, `git grep -O`), and the options
+a repository named outright (`--git-dir`, `--work-tree`: a bare repository a
+clone carried has its own config, and git opens one found by itself only when
+asked explicitly, see tools/bash/tool.py), another exec path, a pager (`-p`, `--paginate`, `git grep -O`), and the options
 that write a file or run a program (`--output`, `--ext-diff`, `--textconv`,
 `--exec`). Repository config that runs programs on read (core.fsmonitor, a
 pager, hooks) is neutralised by the environment Bash sets (tools/bash.py) and,
@@ -14,7 +16,7 @@ from tools.bash.classifier.flags import forbidden_flag, positionals
 from tools.bash.classifier.options import Options, long_options, read_options
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
-GLOBAL_WITH_VALUE = {"-C", "--git-dir", "--work-tree", "--namespace"}
+GLOBAL_WITH_VALUE = {"-C", "--namespace"}
 GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--bare", "--literal-pathspecs",
                 "--no-optional-locks", "-P", "--glob-pathspecs", "--noglob-pathspecs",
                 "--icase-pathspecs", "--version", "--help"}
@@ -40,6 +42,8 @@ UNSAFE_LONG = ("--output", "--ext-diff", "--textconv", "--exec", "--open-files-i
 LIST_VALUES = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
                "--sort", "--format", "--color", "--column"}
 ALTERNATIVES = {"--output": "git diff (or git log -p) prints to the screen instead",
+                "--git-dir": "git -C FOLDER, in a repository git finds by itself",
+                "--work-tree": "git -C FOLDER, in a repository git finds by itself",
                 "-c": "run the git command without -c",
                 "--ext-diff": "git diff --no-ext-diff",
                 "--textconv": "git diff --no-textconv"}
@@ -55,7 +59,7 @@ def judge_git(args: list[str]) -> Judgement:
         elif flag in GLOBAL_FLAGS:
             i += 1
         else:
-            return unsafe("git global option that changes config, pager or exec path", args[i],
+            return unsafe("git global option that changes config, pager, exec path or repository", args[i],
                           ALTERNATIVES.get(flag, "run the git command without it"))
     if i >= len(args):
         return READ_ONLY
