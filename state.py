@@ -75,11 +75,13 @@ class AppState:
         self._record(cause)
         return True
 
-    def leave_plan_mode(self, cause: str) -> bool:
-        """The only place the plan flag goes off. False when it was not on."""
+    def leave_plan_mode(self, cause: str, then: PermissionMode | None = None) -> bool:
+        """The only place the plan flag goes off, into `then` if given (else the mode in force
+        before), as one change. False when it was not on."""
         if not self._plan_mode:
             return False
         self._plan_mode = False
+        self.permission_mode = then or self.permission_mode
         self._record(cause)
         return True
 
@@ -98,7 +100,8 @@ class AppState:
             self.enter_plan_mode(cause)
             return
         mode = PermissionMode(label)
-        self.leave_plan_mode(cause)
+        if self.leave_plan_mode(cause, then=mode):
+            return
         if mode is not self.permission_mode:
             self.set_permission_mode(mode, cause)
 

@@ -111,7 +111,7 @@ class SubAgents:
         if task.subagent_type == "explore" or self.parent.plan_mode:
             state.enter_plan_mode(cause)
         else:
-            state.leave_plan_mode(cause)
+            state.leave_plan_mode(cause, then=PermissionMode(self.parent.permission_mode))
         if state.permission_mode is not self.parent.permission_mode:
             state.set_permission_mode(PermissionMode(self.parent.permission_mode), cause)
 

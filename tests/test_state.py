@@ -45,8 +45,18 @@ def test_select_by_name_enters_or_leaves_plan_mode_with_the_cause():
     state.select("edit", "/mode edit")
     state.select("edit", "/mode edit again")
     assert state.mode_label == "edit"
-    assert changes == [ModeChanged(True, "build", "/plan"), ModeChanged(False, "build", "/mode edit"),
-                       ModeChanged(False, "edit", "/mode edit")]
+    assert changes == [ModeChanged(True, "build", "/plan"), ModeChanged(False, "edit", "/mode edit")]
+
+
+def test_shift_tab_out_of_plan_goes_straight_to_build_never_through_the_mode_before():
+    state = AppState(permission_mode=PermissionMode.YOLO)
+    state.enter_plan_mode("/plan")
+    changes = watched(state)
+    labels = []
+    state.events.subscribe(lambda event: labels.append(state.mode_label))
+    state.cycle("Shift+Tab")
+    assert changes == [ModeChanged(False, "build", "Shift+Tab")]
+    assert labels == ["build"], "no listener ever saw yolo on the way out of plan mode"
 
 
 def test_shift_tab_cycles_plan_build_edit_yolo_and_back():

@@ -21,6 +21,12 @@ from tools import plan_mode_text
 from tools.base import Tool, ToolResult, error, object_schema
 from tools.plan_file import save_plan
 
+APPROVED = "The user approved your plan."
+WORKING_MODES = {
+    PermissionMode.BUILD: "the user is asked before each file change or command that changes things",
+    PermissionMode.EDIT: "Write and Edit run without asking; commands that change things are still asked",
+    PermissionMode.YOLO: "nothing is asked",
+}
 NOT_APPROVED = ("The user did not approve the plan. You are still in plan mode: read the user's "
                 "message that follows, revise the plan, and call ExitPlanMode again.")
 REJECTED = ("The user rejected the plan and wants to talk it over. You are still in plan mode. "
@@ -70,11 +76,10 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
             where = f"The plan is saved at {save_plan(workspace, state.session_id, plan)}."
         except OSError as exc:
             where = f"The plan could not be saved ({exc.strerror}); it is quoted below."
-        state.leave_plan_mode("ExitPlanMode approval")
-        if review.mode is not None and review.mode is not state.permission_mode:
-            state.set_permission_mode(review.mode, "plan approval")
-        return ToolResult("The user approved your plan. Plan mode is off: you can now make changes. "
-                          f"{where} Start with updating your todo list if you keep one.\n\n"
+        state.leave_plan_mode("ExitPlanMode approval", then=review.mode)
+        mode = state.permission_mode
+        return ToolResult(f"{APPROVED} Plan mode is off: you can now make changes. You are in "
+                          f"{mode.value} mode: {WORKING_MODES[mode]}. {where} Start with updating your todo list if you keep one.\n\n"
                           f"## Approved Plan:\n{plan}", summary=f"plan approved ({state.mode_label} mode)")
 
     return [
