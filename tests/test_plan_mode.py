@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from dataclasses import replace
 
 import pytest
@@ -326,8 +328,8 @@ def test_e_approves_into_edit_mode_and_the_trail_says_so(workspace):
     session.state.events.subscribe(lambda e: changes.append(e) if isinstance(e, ModeChanged) else None)
     session.run()
     assert session.state.mode_label == "edit"
-    assert changes == [ModeChanged(False, "build", "ExitPlanMode approval"),
-                       ModeChanged(False, "edit", "plan approval")]
+    assert changes == [ModeChanged(False, "edit", "ExitPlanMode approval")], \
+        "one change, straight into edit mode, never through build"
 
 
 def test_a_rejection_tells_the_model_it_is_still_planning(workspace):
@@ -335,3 +337,27 @@ def test_a_rejection_tells_the_model_it_is_still_planning(workspace):
                       mode="plan", plan_answers=["n"])
     session.run()
     assert session.tool_results() == [REJECTED]
+
+
+def git(workspace, *args: str) -> str:
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ["PATH"],
+           "HOME": str(workspace)}
+    return subprocess.run(["git", *args], cwd=workspace, env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_an_approved_plan_never_shows_in_the_repository_status(workspace):
+    git(workspace, "init", "-q")
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                      mode="plan", plan_answers=["y"])
+    session.run()
+    assert list((workspace / PLANS_FOLDER).glob("plan-*.md")), "the plan was saved"
+    assert git(workspace, "status", "--porcelain", "--untracked-files=all") == ""
+    git(workspace, "add", "--all")
+    assert git(workspace, "diff", "--cached", "--name-only") == "", "git add --all takes nothing from it"
+
+
+def test_a_stepagent_folder_the_user_made_is_left_as_it_is(workspace):
+    (workspace / ".stepagent").mkdir()
+    save_plan(workspace, "sess_x", PLAN)
+    assert not (workspace / ".stepagent" / ".gitignore").exists()

@@ -18,6 +18,8 @@ from tools.base import Tool, ToolResult, error, object_schema
 from tools.paths import inside, outside_workspace, resolve, shown
 from tools.preview import diff_preview, edit_preview, write_preview
 
+OWN_FOLDER = ".stepagent"
+IGNORE_EVERYTHING = "# stepagent's own files (plans): kept out of commits\n*\n"
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
 MAX_READ_BYTES = 10_000_000
@@ -89,10 +91,23 @@ def write_inside(root: Path, relative: str | Path, text: str) -> Path:
 
     Checked like any write: a link that leads out of `root` raises
     OutsideWorkspace (an OSError) and nothing is written, no folder made.
+    A `.stepagent` folder this makes ignores itself (see `make_own_folder`).
     """
     path = inside(root, relative)
+    if Path(relative).parts[:1] == (OWN_FOLDER,):
+        make_own_folder(root)
     write_atomically(path, text)
     return path
+
+
+def make_own_folder(root: Path) -> Path:
+    """`root/.stepagent`, made if missing with a .gitignore of `*` in it, so plans and notes
+    never land in the user's commits. A folder that already exists is left as it is."""
+    folder = inside(root, OWN_FOLDER)
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        write_atomically(folder / ".gitignore", IGNORE_EVERYTHING)
+    return folder
 
 
 def make_file_tools(workspace: Path) -> list[Tool]:

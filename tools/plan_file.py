@@ -3,7 +3,8 @@
 Written atomically with its folders created, so ExitPlanMode never fails for a
 missing folder (failure mode 4), and only inside the workspace: a `.stepagent`
 link planted in a repository makes the save fail instead of sending the plan
-out. Characters of the id other than letters, digits, '-' and '_' become '-',
+out. The `.stepagent` folder, when this makes it, ignores itself in git.
+Characters of the id other than letters, digits, '-' and '_' become '-',
 so an id can never name a path elsewhere.
 """
 
@@ -12,10 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.files import write_inside
+from tools.files import OWN_FOLDER, write_inside
 from tools.paths import OutsideWorkspace, inside
 
-PLANS_FOLDER = Path(".stepagent") / "plans"
+PLANS_FOLDER = Path(OWN_FOLDER) / "plans"
 
 
 def _relative_path(session_id: str) -> Path:
