@@ -125,6 +125,17 @@ def test_results_carry_one_line_summaries_and_failures_are_errors(workspace):
     assert "Cannot read missing.txt" in finished[1].content
 
 
+def test_one_line_is_counted_as_one_line(workspace):
+    (workspace / "one.txt").write_text("only\n")
+    finished: list[ToolFinished] = []
+    session = Session(workspace, [turn("", call("Read", file_path="one.txt"),
+                                       call("Write", file_path="new.txt", content="x\n")), turn("ok")],
+                      mode="yolo")
+    session.state.events.subscribe(lambda e: finished.append(e) if isinstance(e, ToolFinished) else None)
+    session.run()
+    assert [f.summary for f in finished] == ["Read 1 line", "Created new.txt: 1 line"]
+
+
 def test_plan_review_e_approves_into_edit_mode(workspace):
     session = Session(workspace, [turn("", call("ExitPlanMode", plan="1. do it")), turn("ok")],
                       mode="plan", plan_answers=["e"])

@@ -69,6 +69,12 @@ class Tool:
         return Judgement(False, rule="writes", token=self.name)
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 line`, `2 lines`, `3 matches`: a count with its noun in the right number."""
+    plural = noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
+    return f"{count} {noun if count == 1 else plural}"
+
+
 def error(message: str) -> ToolResult:
     """A result that tells the model the call failed, and why, so it can try otherwise."""
     return ToolResult(message, is_error=True)

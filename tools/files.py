@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool, ToolResult, error, object_schema
+from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.paths import inside, outside_workspace, resolve, shown
 from tools.preview import diff_preview, edit_preview, write_preview
 
@@ -129,8 +129,8 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         more = f"\n… {remaining} more lines; read on with offset={start + len(chosen)}." if remaining > 0 else ""
         if cut and remaining <= 0:
             more += f"\n… the file is longer than {MAX_READ_BYTES} bytes; Read stops there (use Bash head/tail)."
-        summary = (f"Read {len(chosen)} of {len(lines)} lines" if remaining > 0 or start > 1
-                   else f"Read {len(lines)} lines")
+        summary = (f"Read {len(chosen)} of {counted(len(lines), 'line')}" if remaining > 0 or start > 1
+                   else f"Read {counted(len(lines), 'line')}")
         return ToolResult((body or "(empty file)") + more, summary=summary)
 
     def write(args: dict[str, Any]) -> ToolResult:
@@ -146,7 +146,7 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         verb = "Overwrote" if existed else "Created"
         return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).",
                           summary=f"{verb} {shown(workspace, path)}: "
-                                  f"{len(args['content'].splitlines())} lines")
+                                  f"{counted(len(args['content'].splitlines()), 'line')}")
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from state import AppState
-from tools.base import Tool, ToolResult, error, object_schema
+from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.bash.sandbox.bwrap import read_only_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.paths import resolve, shown
@@ -66,11 +66,6 @@ def _capped(lines: list[str], what: str) -> str:
     return text
 
 
-def _counted(count: int, noun: str) -> str:
-    plural = noun + ("es" if noun.endswith("ch") else "s")
-    return f"{count} {noun if count == 1 else plural}"
-
-
 def glob_arguments(pattern: str) -> list[str]:
     """rg's arguments for Glob (bench/search.py runs rg directly with the same)."""
     return ["--files", "--hidden", "--glob=!.git", f"--glob={pattern}"]
@@ -101,7 +96,7 @@ def make_search_tools(workspace: Path, state: AppState | None = None,
         lines, problem = search(glob_arguments(args["pattern"]), root)
         if problem:
             return error(f"Glob failed: {problem}")
-        return ToolResult(_capped(sorted(lines), "files"), summary=_counted(len(lines), "file"))
+        return ToolResult(_capped(sorted(lines), "files"), summary=counted(len(lines), "file"))
 
     def grep(args: dict[str, Any]) -> ToolResult:
         root = where(args)
@@ -115,7 +110,7 @@ def make_search_tools(workspace: Path, state: AppState | None = None,
                                      root if root.is_dir() else root.parent)
         if problem:
             return error(f"Grep failed: {problem}")
-        return ToolResult(_capped(lines, "matching lines"), summary=_counted(len(lines), "match"))
+        return ToolResult(_capped(lines, "matching lines"), summary=counted(len(lines), "match"))
 
     optional_path = {"path": {"type": "string", "description": "Folder to search (default: workspace)."}}
     return [

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
+from tools.base import counted
 from tools.preview import Preview
 from ui.safe_text import invisible_warning, reveal, safe
 
@@ -28,7 +29,7 @@ def shortened(text: str, max_lines: int) -> tuple[str, int]:
 
 def hidden_note(hidden: int) -> Text:
     """The line that says how much of a preview is not shown."""
-    return Text(f"… {hidden} more line{'s' if hidden != 1 else ''} not shown", style="dim italic")
+    return Text(f"… {counted(hidden, 'more line')} not shown", style="dim italic")
 
 
 def diff_text(diff: str) -> Text:
@@ -55,7 +56,7 @@ def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableTy
         shown: RenderableType = diff_text(body) if body else Text("(no change)", style="dim")
     else:
         title = Text.assemble((safe(preview.path), "bold"),
-                              (f"  new file, {preview.added} lines", "green"))
+                              (f"  new file, {counted(preview.added, 'line')}", "green"))
         shown = Syntax(body, Syntax.guess_lexer(preview.path, body), theme="ansi_dark",
                        line_numbers=True, word_wrap=True, background_color="default")
     parts: list[RenderableType] = [title, shown]
