@@ -105,6 +105,19 @@ def test_a_plan_headless_exits_4_unless_approved_with_a_flag(workspace, tmp_path
     assert done.returncode == 0 and (workspace / "made.txt").read_text() == "x\n"
 
 
+def test_the_start_up_line_names_the_sandbox_once(workspace):
+    from types import SimpleNamespace
+
+    from state import AppState
+    from tools.bash.sandbox.status import sandbox_status
+    from ui.repl import startup_line
+
+    agent = SimpleNamespace(model=SimpleNamespace(name="m"), workspace=workspace, state=AppState())
+    line = startup_line(SimpleNamespace(agent=agent), sandbox_status())
+    assert line.lower().count("sandbox:") == 1 and "mode build" in line
+    assert startup_line(SimpleNamespace(agent=agent), "").lower().count("sandbox:") == 1
+
+
 def test_version_and_help(workspace):
     assert re.match(r"stepagent \d", run_index(workspace, "--version").stdout)
     shown = run_index(workspace, "--help").stdout
@@ -141,6 +154,23 @@ def test_the_repl_habits_in_a_terminal(workspace):
         terminal.sendline("/exit")
         terminal.expect_text("Resume this session with:")
         terminal.expect_text("--resume sess_")
+    finally:
+        terminal.close()
+        server.stop()
+
+
+def test_mode_and_context_use_stay_on_screen_during_a_turn(workspace):
+    server = FakeChatServer()
+    url = server.start()
+    server.reply_text("Streaming ", "slowly ", "FINALWORD", pace=0.7)
+    terminal = Terminal.start(workspace, "go", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+    try:
+        terminal.expect_text("Streaming")
+        terminal.child.expect(["context \\d+%", "FINALWORD"])
+        assert "context" in terminal.child.after, "the status line shows while the answer streams"
+        assert "mode: build" in terminal.child.before[-300:] + terminal.child.after
+        terminal.expect_text("FINALWORD")
+        terminal.expect("›")
     finally:
         terminal.close()
         server.stop()

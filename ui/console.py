@@ -27,6 +27,7 @@ from agent.approval import PermissionRequest
 from agent.events import (Event, MemoryChanged, ModeChanged, SubAgentDecision, SubAgentFinished,
                           SubAgentStarted, Todo, TodosChanged, ToolDecision, ToolFinished,
                           ToolRequested, ToolStarted)
+from tools.base import counted
 from ui.markdown_stream import MarkdownStream
 from ui.preview import render_preview
 from models.base import Notice
@@ -82,13 +83,14 @@ class ConsoleView:
     console: Console
     stream_markdown: bool = True
     sandbox_status: Callable[[], str] = lambda: ""
+    status: Callable[[], str] = lambda: ""
     ticker: Ticker = field(init=False)
     _stream: MarkdownStream = field(init=False)
     _reasoning: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.ticker = Ticker(self.console)
-        self._stream = MarkdownStream(self.console)
+        self.ticker = Ticker(self.console, lambda: self.status())
+        self._stream = MarkdownStream(self.console, lambda: self.status())
 
     def working(self) -> None:
         """The model was asked: a spinner with the seconds until its first words."""
@@ -173,7 +175,7 @@ class ConsoleView:
         if finished.tool == "Bash":
             tail, before = output_tail(finished.content)
             if before:
-                self.console.print(Text(f"{MORE}… {before} earlier lines (/last shows all)", style="dim"))
+                self.console.print(Text(f"{MORE}… {counted(before, 'earlier line')} (/last shows all)", style="dim"))
             for line in tail:
                 self.console.print(Text(MORE + safe(line), style="dim"), overflow="ellipsis",
                                    no_wrap=True)

@@ -4,7 +4,8 @@ Redrawing the whole answer on every chunk is slow, and once it is taller than
 the screen the terminal cannot erase what scrolled off, so partial copies pile
 up in the scrollback. Here a block (heading, paragraph, list, code fence,
 table) is printed once, as soon as the next block has begun; only the block
-still arriving sits in a transient live area, cut to the screen's height, and
+still arriving sits in a transient live area, cut to the screen's height (with
+the REPL's status line under it, so mode and context use stay in sight), and
 it is printed once more, for good, when the reply ends. The text came from the
 model, so it is drawn through safe_markdown.
 """
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.segment import Segment
+from rich.text import Text
 
 from ui.safe_text import safe_markdown
 from ui.uninterrupted import uninterrupted
@@ -64,13 +67,17 @@ class LastLines:
     """The tail as markdown, keeping only the lines that fit on the screen."""
 
     text: str = ""
+    status: str = ""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        room = max((options.height or console.height) - 1, 1)
+        status = self.status
+        room = max((options.height or console.height) - 1 - bool(status), 1)
         lines = console.render_lines(safe_markdown(self.text), options.update(height=None), pad=False)
         for line in lines[-room:]:
             yield from line
             yield Segment.line()
+        if status:
+            yield Text(status, style="dim", no_wrap=True, overflow="ellipsis")
 
 
 @dataclass
@@ -78,6 +85,7 @@ class MarkdownStream:
     """One reply's text as it streams in: `feed` each piece, `finish` at the end."""
 
     console: Console
+    status: Callable[[], str] = lambda: ""
     _text: str = ""
     _printed: int = 0
     _gap_after_last: bool = False
@@ -85,7 +93,7 @@ class MarkdownStream:
     _live: Live | None = None
 
     def feed(self, piece: str) -> None:
-        """Add a piece; print the blocks it finished; show the rest live."""
+        """Add a piece; print the blocks it finished; show the rest live (with the status line)."""
         self._text += piece
         blocks, tail = split_finished(self._text[self._printed:])
         for block in blocks:
@@ -93,6 +101,7 @@ class MarkdownStream:
         self._printed = len(self._text) - len(tail)
         self._tail.text = tail
         if self._live is None and self.console.is_terminal and tail.strip():
+            self._tail.status = self.status()
             with uninterrupted():
                 live = Live(self._tail, console=self.console, refresh_per_second=10,
                             transient=True, vertical_overflow="crop")

@@ -1,11 +1,12 @@
 """The interactive loop: prompt-toolkit input, slash commands, Shift+Tab, toolbar.
 
 The bottom toolbar always shows the mode; PLAN is drawn on a magenta background so
-it cannot be missed. Ctrl-C at the prompt clears the line; during a turn it
-cancels the turn (the agent loop keeps the history valid). Ctrl-D or /exit leaves,
-and says how to resume. Tab completes commands and their arguments; Alt+Enter (or
-Esc, Enter) starts a new line; a message that starts with a path (`/tmp/x.py is
-broken`) goes to the model, not to the commands.
+it cannot be missed; during a turn, the same facts sit beside the spinner and
+under the streaming answer (status_line). Ctrl-C at the prompt clears the line;
+during a turn it cancels the turn (the agent loop keeps the history valid).
+Ctrl-D or /exit leaves, and says how to resume. Tab completes commands and their
+arguments; Alt+Enter (or Esc, Enter) starts a new line; a message that starts with
+a path (`/tmp/x.py is broken`) goes to the model, not to the commands.
 """
 
 from __future__ import annotations
@@ -69,6 +70,16 @@ def toolbar(state: AppState, model_name: Callable[[], str],
     return render
 
 
+def status_line(state: AppState, model_name: Callable[[], str],
+                context: Callable[[], str] = lambda: "") -> str:
+    """The toolbar's facts as plain text, shown under the spinner and the streaming answer."""
+    done = sum(todo.status == "completed" for todo in state.todos)
+    parts = ["PLAN" if state.plan_mode else f"mode: {state.permission_mode.value}",
+             f"todos {done}/{len(state.todos)}" if state.todos else "",
+             f"model: {safe(model_name())}", context()]
+    return "  ·  ".join(part for part in parts if part)
+
+
 def history_at(path: Path) -> History:
     """The prompt's history, kept in `path` across sessions; in memory when the file cannot be made."""
     try:
@@ -80,12 +91,13 @@ def history_at(path: Path) -> History:
 
 
 def startup_line(session: Session, sandbox: str) -> str:
-    """Model, endpoint host, workspace, mode and the plan-mode sandbox, in one line."""
+    """Model, endpoint host, workspace, mode and the plan-mode sandbox, in one line (`sandbox` is
+    the sandbox's own notice, which names itself)."""
     model = session.agent.model
     endpoint = getattr(model, "endpoint", "")
     host = f" at {urlparse(endpoint).netloc or endpoint}" if endpoint else ""
     return (f"stepagent · model {model.name}{host} · workspace {session.agent.workspace} · "
-            f"mode {session.agent.state.mode_label} · plan-mode sandbox: {sandbox or 'unknown'}")
+            f"mode {session.agent.state.mode_label} · {sandbox or 'Plan-mode sandbox: unknown'}")
 
 
 def run_repl(session: Session, view: ConsoleView, history: History, first_message: str = "") -> int:
@@ -105,6 +117,7 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
     prompt: PromptSession = PromptSession(
         history=history, key_bindings=keys, completer=completer(session), complete_while_typing=False,
         bottom_toolbar=toolbar(state, lambda: agent.model.name, session.context_line))
+    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_line)
     view.notice(startup_line(session, view.sandbox_status()), style="dim")
     try:
         if first_message:

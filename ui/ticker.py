@@ -2,13 +2,15 @@
 
 It lives in a transient area at the bottom of the screen and is erased when it
 stops, so it never lands in the scrollback. Only one runs at a time, and never
-while a question is on the screen.
+while a question is on the screen. Beside it sits the status the REPL's toolbar
+shows between turns (mode, context use), so that stays in sight during a turn.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -23,12 +25,14 @@ class Elapsed:
     """A spinner and a label with the seconds since it started, recomputed at each refresh."""
 
     label: str
+    status: str = ""
     started: float = field(default_factory=time.monotonic)
     spinner: Spinner = field(default_factory=lambda: Spinner("dots", style="cyan"))
 
     def __rich__(self) -> RenderableType:
         seconds = time.monotonic() - self.started
-        self.spinner.update(text=Text(f" {self.label} {seconds:.0f}s  (Ctrl-C to stop)", style="dim"))
+        self.spinner.update(text=Text(f" {self.label} {seconds:.0f}s  (Ctrl-C to stop)"
+                                      + (f"  ·  {self.status}" if self.status else ""), style="dim"))
         return self.spinner
 
 
@@ -37,6 +41,7 @@ class Ticker:
     """Start and stop the one live spinner; does nothing when the console is not a terminal."""
 
     console: Console
+    status: Callable[[], str] = lambda: ""
     _live: Live | None = None
 
     def start(self, label: str) -> None:
@@ -45,7 +50,8 @@ class Ticker:
         if not self.console.is_terminal:
             return
         with uninterrupted():
-            live = Live(Elapsed(label), console=self.console, refresh_per_second=8, transient=True)
+            live = Live(Elapsed(label, self.status()), console=self.console, refresh_per_second=8,
+                        transient=True)
             live.start()
             self._live = live
 
