@@ -68,9 +68,20 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
+SUBJECT_KEYS = ("file_path", "command", "pattern", "path", "description")
+SUBJECT_WIDTH = 80
+
+
 def _decision(event: ToolDecision) -> dict[str, Any]:
     return {"tool": event.tool, "decision": event.decision, "hook": event.hook,
-            "reason": event.reason, "asked": event.asked}
+            "reason": event.reason, "asked": event.asked, "subject": subject_of(event.args)}
+
+
+def subject_of(args: dict[str, Any]) -> str:
+    """What a call works on (its path, command or pattern), in one short line, for /trace."""
+    value = next((args[key] for key in SUBJECT_KEYS if isinstance(args.get(key), str)), "")
+    line = " ".join(value.split())
+    return line if len(line) <= SUBJECT_WIDTH else line[:SUBJECT_WIDTH - 1] + "…"
 
 
 @dataclass

@@ -8,6 +8,8 @@ be forked (a new session with a copy of its history) instead.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from dataclasses import dataclass, field
 
 from agent.events import mode_label
@@ -139,27 +141,44 @@ class Session:
         self.journal.leave_store()
 
     def trace(self) -> list[str]:
-        """The audit trail as /trace prints it: mode changes with their cause, and every hook's decision."""
+        """The audit trail as /trace prints it: mode changes and every hook's decision.
+
+        One line per decision (✓ or ✗, the tool, who decided, what the call worked on),
+        a denial's reason wrapped and indented below it.
+        """
         lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "
-                 "in this run."]
+                 "in this run:"]
         for entry in self.journal.audit:
             if entry["kind"] == "mode":
                 label = mode_label(entry["plan_mode"], entry["permission_mode"])
-                lines.append(f"mode → {label:5} (by {entry['cause']})")
-                continue
-            if entry["kind"] == "subagent":
-                lines.append(_subagent_line(entry))
-                continue
-            denied = entry["decision"] != "allow"
-            verb = "denied" if denied else "allowed"
-            if entry["asked"]:
-                verb += f" by you ({entry['hook']} asked)"
-            elif entry["hook"]:
-                verb += f" by {entry['hook']}"
-            reason = f": {entry['reason']}" if denied and entry.get("reason") else ""
-            cause = f"  (sub-agent {entry['agent']})" if entry.get("agent") else ""
-            lines.append(f"{entry['tool']:13} {verb}{reason}{cause}")
+                lines.append(f"  ◆ mode → {label:5} (by {entry['cause']})")
+            elif entry["kind"] == "subagent":
+                lines.append("  ◇ " + _subagent_line(entry))
+            else:
+                lines.extend(_decision_lines(entry))
         return lines
+
+
+TRACE_WIDTH = 100
+REASON_INDENT = " " * 6
+
+
+def _decision_lines(entry: dict) -> list[str]:
+    denied = entry["decision"] != "allow"
+    verb = "denied" if denied else "allowed"
+    if entry["asked"]:
+        verb += " by you"
+    elif entry["hook"]:
+        verb += f" by {entry['hook']}"
+    subject = f" · {entry['subject']}" if entry.get("subject") else ""
+    agent = f"  (sub-agent {entry['agent']})" if entry.get("agent") else ""
+    lines = [f"  {'✗' if denied else '✓'} {entry['tool']:14}{verb}{subject}{agent}"]
+    if denied and entry.get("reason"):
+        reason = re.sub(r"^\(rule: ([^)]*)\): ", r"rule \1: ",
+                        entry["reason"].removeprefix(f"Denied by {entry['hook']} "))
+        lines.extend(textwrap.wrap(reason, TRACE_WIDTH, initial_indent=REASON_INDENT,
+                                   subsequent_indent=REASON_INDENT))
+    return lines
 
 
 def _subagent_line(entry: dict) -> str:

@@ -43,7 +43,8 @@ def test_resume_restores_messages_modes_todos_and_trace(workspace, tmp_path):
     assert second.model.requests[0][1:len(first.agent.messages) + 1] == first.agent.messages
     trace = "\n".join(resumed.trace())
     assert "mode → plan  (by /plan)" in trace and "mode → plan  (by resume)" in trace
-    assert "TodoWrite     allowed" in trace and "Write         denied by plan-mode-guard" in trace
+    assert "✓ TodoWrite     allowed" in trace and "✗ Write         denied by plan-mode-guard" in trace
+    assert "      rule plan-mode-allowlist: plan mode is active" in trace, "the reason, indented below"
 
 
 def test_every_mode_change_and_hook_decision_is_an_entry(workspace, tmp_path):
