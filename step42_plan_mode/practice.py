@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     """The practice command line."""
     parser = argparse.ArgumentParser(prog="practice", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="one exercise per line, its name first")
+    commands.add_parser("list", help="one exercise per line, its name first (how to start one: "
+                        "on standard error)")
     begin = commands.add_parser("start", help="make DIR a copy of the project with stubs")
     begin.add_argument("name")
     begin.add_argument("--dir", type=Path, required=True)
@@ -164,6 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "list":
         for exercise in EXERCISES:
             print(f"{exercise.name:16} {exercise.minutes:3} min  {exercise.summary}")
+        first = EXERCISES[0].name
+        print(f"\nStart one in a new folder: ./bin/practice start {first} --dir /tmp/practice-{first}\n"
+              f"then edit the stubbed functions it names, and: ./bin/practice check {first} "
+              f"--dir /tmp/practice-{first}", file=sys.stderr)
         return 0
     exercise = find(args.name)
     if args.command == "start":

@@ -11,33 +11,55 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import sys
+import textwrap
 from typing import Callable
 
 from step42_plan_mode.quiz_bash import bash_questions
 from step42_plan_mode.quiz_plan import plan_questions
 from step42_plan_mode.quiz_question import Question
 
+MAX_WIDTH = 100
 QUIZZES: dict[str, Callable[[], list[Question]]] = {"plan": plan_questions, "bash": bash_questions}
 
 
 def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> int:
-    """Ask each question, explain after each answer, print the score; returns the score."""
+    """Ask each question, explain after each answer, print the score; returns the score.
+
+    Text is wrapped at word boundaries to the terminal's width; an answer that is
+    not one of the letters offered is asked again.
+    """
+    width = min(shutil.get_terminal_size((80, 24)).columns, MAX_WIDTH)
     score = 0
     for number, question in enumerate(questions, 1):
-        print(f"\n[{number}/{len(questions)}] {question.prompt}")
-        for letter, choice in zip("abcd", question.choices):
-            print(f"  {letter}) {choice}")
+        print()
+        print(textwrap.fill(f"[{number}/{len(questions)}] {question.prompt}", width))
+        letters = "abcd"[:len(question.choices)]
+        for letter, choice in zip(letters, question.choices):
+            print(textwrap.fill(choice, width, initial_indent=f"  {letter}) ", subsequent_indent="     "))
+        answer = _letter(ask, letters)
+        if answer is None:
+            print()
+            break
+        right = answer == letters[question.answer]
+        score += right
+        verdict = "✓ right. " if right else f"✗ it is {letters[question.answer]}. "
+        print(textwrap.fill(verdict + question.why, width))
+    print(f"\nScore: {score}/{len(questions)}")
+    return score
+
+
+def _letter(ask: Callable[[str], str], letters: str) -> str | None:
+    """One of `letters`, asked until the answer is one; None at the end of input."""
+    while True:
         try:
             answer = ask("Your answer: ").strip().lower()
         except EOFError:
-            print()
-            break
-        right = answer == "abcd"[question.answer]
-        score += right
-        print(("✓ right. " if right else f"✗ it is {'abcd'[question.answer]}. ") + question.why)
-    print(f"\nScore: {score}/{len(questions)}")
-    return score
+            return None
+        if len(answer) == 1 and answer in letters:
+            return answer
+        print(f"Please answer with one letter: {', '.join(letters)}.")
 
 
 def main(argv: list[str] | None = None) -> int:

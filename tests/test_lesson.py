@@ -45,6 +45,25 @@ def test_quiz_scores_right_and_wrong_answers():
     assert run_quiz(pool, lambda prompt: next(wrong)) == 0
 
 
+def test_an_answer_that_is_not_a_letter_offered_is_asked_again(capsys):
+    pool = plan_questions()[:1]
+    answers = iter(["", "z", "maybe", "abcd"[pool[0].answer]])
+    assert run_quiz(pool, lambda prompt: next(answers)) == 1
+    assert capsys.readouterr().out.count("Please answer with one letter") == 3
+
+
+def test_quiz_text_wraps_between_words_at_the_terminal_width(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    pool = plan_questions()
+    run_quiz(pool, lambda prompt: "a")
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 40
+    words = set(out.split())
+    for question in pool:
+        for text in (question.prompt, *question.choices, question.why):
+            assert set(text.split()) <= words, f"a word was cut in two: {text!r}"
+
+
 def test_both_quizzes_run_from_the_command_line():
     for topic in ("plan", "bash"):
         done = quiz(topic, "-n", "2", "--seed", "3", answers="a\nb\n")

@@ -19,8 +19,12 @@ def run_practice(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 
 def test_list_prints_one_exercise_per_line_name_first():
-    listed = run_practice("list").stdout.splitlines()
+    done = run_practice("list")
+    listed = done.stdout.splitlines()
     assert [line.split()[0] for line in listed] == [e.name for e in practice.EXERCISES]
+    first = practice.EXERCISES[0].name
+    assert f"./bin/practice start {first} --dir " in done.stderr, "the newcomer is told how to start"
+    assert f"./bin/practice check {first} --dir " in done.stderr
     assert len(practice.EXERCISES) >= 7
 
 
