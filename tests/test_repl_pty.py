@@ -80,6 +80,10 @@ def test_shift_tab_shows_plan_in_the_toolbar_and_exit_leaves(repl):
     repl.send("\x1b[Z")
     repl.send("\x1b[Z")
     repl.expect("PLAN")
+    repl.send("\x1b[Z")
+    repl.expect_text("(by Shift+Tab)")
+    left = repl.child.before
+    assert "build" in left and "yolo" not in left, "out of plan straight to build, not via yolo"
     repl.sendline("/exit")
     repl.expect(pexpect.EOF)
 
