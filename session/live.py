@@ -64,6 +64,10 @@ class Session:
         """How much of the context window the conversation fills: as reported, else estimated."""
         return self.usage.context_tokens or estimate_tokens(self.agent.messages)
 
+    def context_share(self) -> str:
+        """`context 12%`: the short form, for the status line during a turn."""
+        return f"context {100 * self.context_tokens() // self.context_window}%"
+
     def context_line(self) -> str:
         """`context 12% (15,000 of 128,000 tokens)`."""
         used = self.context_tokens()

@@ -117,7 +117,7 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
     prompt: PromptSession = PromptSession(
         history=history, key_bindings=keys, completer=completer(session), complete_while_typing=False,
         bottom_toolbar=toolbar(state, lambda: agent.model.name, session.context_line))
-    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_line)
+    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share)
     view.notice(startup_line(session, view.sandbox_status()), style="dim")
     try:
         if first_message:

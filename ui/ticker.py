@@ -33,7 +33,9 @@ class Elapsed:
         seconds = time.monotonic() - self.started
         self.spinner.update(text=Text(f" {self.label} {seconds:.0f}s  (Ctrl-C to stop)"
                                       + (f"  ·  {self.status}" if self.status else ""), style="dim"))
-        return self.spinner
+        line = self.spinner.render(time.monotonic())
+        line.no_wrap, line.overflow = True, "ellipsis"
+        return line
 
 
 @dataclass
