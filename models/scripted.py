@@ -48,11 +48,16 @@ class ScriptedModel:
         turn = self.turns[len(self.requests) - 1] if len(self.requests) <= len(self.turns) else {
             "text": END_OF_SCRIPT}
         text = turn.get("text", "")
-        for piece in re.findall(r"\S+\s*|\s+", text):
-            on_text(piece)
+        stream_words(text, on_text)
         calls = [ToolCall(c.get("id", f"call_{len(self.requests)}_{i}"), c["name"], _arguments(c))
                  for i, c in enumerate(turn.get("tool_calls", []))]
         return Reply(text, calls)
+
+
+def stream_words(text: str, on_text: Callable[[str], None]) -> None:
+    """Hand `text` over word by word, as a streaming server would."""
+    for piece in re.findall(r"\S+\s*|\s+", text):
+        on_text(piece)
 
 
 def _arguments(call: dict[str, Any]) -> str:

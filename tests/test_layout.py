@@ -23,6 +23,7 @@ LAYERS = [  # lowest first; a module stands where the longest of these prefixes 
     "agent",
     "session",  # hangs on the agent's seams (compaction, reminders) and wraps it (live.py)
     "agent.assemble",  # fills every seam, session's preparers too: it stands above session
+    "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks
     "ui",
     "index",
     "step42_plan_mode",  # the lesson reads the code; nothing imports it

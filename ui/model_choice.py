@@ -1,8 +1,8 @@
 """Which model a run talks to: a script, a real endpoint, or the offline lesson.
 
 With --script, the scripted model replays that file. Without a key and without a
-server on this machine, the offline lesson model replays the step-42 lesson and
-says so in a banner. Otherwise the real client talks to OPENAI_BASE_URL; openai
+server on this machine, the offline lesson model (step42_plan_mode/lesson_model.py)
+plays the step-42 lesson, following the user's answers, and says so in a banner. Otherwise the real client talks to OPENAI_BASE_URL; openai
 itself is imported in the background, so the prompt does not wait for it.
 """
 
@@ -17,14 +17,14 @@ from models.base import Model, ModelError
 from models.catalog import checked_name
 from models.endpoint import is_local
 from models.scripted import load_script
+from step42_plan_mode.lesson_model import load_lesson
 
 if TYPE_CHECKING:
     from ui.console import ConsoleView
 
-LESSON_SCRIPT = Path(__file__).resolve().parent.parent / "step42_plan_mode" / "lesson_scenario.json"
 DEFAULT_MODEL = "gpt-4o-mini"
-LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It is a script that replays "
-                 "the step-42 lesson. Try: /plan add a greeting file")
+LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It plays the step-42 lesson "
+                 "and follows your answers. Try: /plan add a greeting file")
 
 
 def choose_model(script: Path | None, name: str | None) -> tuple[Model, str]:
@@ -38,7 +38,7 @@ def choose_model(script: Path | None, name: str | None) -> tuple[Model, str]:
     key = os.environ.get("OPENAI_API_KEY") or ""
     base_url = os.environ.get("OPENAI_BASE_URL") or None
     if not key and not (base_url and is_local(base_url)):
-        return load_script(LESSON_SCRIPT, name="offline lesson model (scripted)"), LESSON_BANNER
+        return load_lesson(), LESSON_BANNER
     from models.openai_chat import OpenAIChatModel
 
     threading.Thread(target=lambda: __import__("openai"), daemon=True).start()

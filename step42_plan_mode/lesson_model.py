@@ -1,0 +1,208 @@
+"""The offline lesson's model: it reads each request as a real model would, and picks the next step.
+
+No key, no network: this is what `./bin/stepagent` talks to when no endpoint is
+set. It does not replay a fixed list of turns; it follows the user. Each request
+is read for what a real model could see in it (the plan-mode section at the top
+of its instructions, its own earlier calls and their results, what the user
+said), and `next_step` chooses the step that fits: after an approval it writes,
+after feedback it revises the plan, after a rejection it waits (the rejection
+ends the turn) and then revises with what the user says next, after Ctrl-C it
+picks up where it stopped. The words live in lesson_scenario.json, by step name,
+with {placeholders} filled from the conversation, so the narration is chosen from
+what happened and never contradicts the screen.
+
+Each call's id carries the name of its step (`lesson-try_early-…`), which is how
+the lesson finds its own place again, even in a resumed session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from agent.executor import DECLINED
+from models.base import Reply, ToolCall
+from models.catalog import CatalogUnavailable, ModelInfo
+from models.scripted import stream_words
+from session.reminders import reminder_kind
+from tools import plan_mode_text
+from tools.plan_mode import APPROVED, NOT_APPROVED, REJECTED
+
+SCENARIO = Path(__file__).resolve().parent / "lesson_scenario.json"
+NAME = "offline lesson model (scripted)"
+CUT_SHORT = "Not run:"
+WRITE_STEPS = {"write_build", "write_edit", "write_yolo", "write_again", "write_without_plan"}
+
+
+@dataclass
+class Progress:
+    """How far the lesson has got, as read from one request."""
+
+    planning: bool = False
+    started: bool = False
+    explored: bool = False
+    tried_early: bool = False
+    plan_answers: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    mode: str = "build"
+    write_answers: list[str] = field(default_factory=list)
+    written: bool = False
+    declined_with: str = ""
+    checked: bool = False
+    new_turn: bool = False
+    said: str = ""
+
+    @property
+    def approved(self) -> bool:
+        """Whether a plan was approved."""
+        return "approved" in self.plan_answers
+
+
+def _answer(content: str) -> str:
+    """What a result says happened to the call: approved, feedback, rejected, declined, cut, done."""
+    if content.startswith(APPROVED):
+        return "approved"
+    if content.startswith(NOT_APPROVED):
+        return "feedback"
+    if content.startswith(REJECTED):
+        return "rejected"
+    if content.startswith(DECLINED):
+        return "declined"
+    if content.startswith(CUT_SHORT):
+        return "interrupted" if "Ctrl-C" in content else "cut"
+    return "done"
+
+
+def _spoken(message: dict[str, Any]) -> str:
+    """What the user typed, in one line; '' for anything else (reminders included)."""
+    if message.get("role") != "user" or reminder_kind(message):
+        return ""
+    return " ".join(str(message.get("content") or "").split())
+
+
+def read_progress(messages: list[dict[str, Any]]) -> Progress:
+    """Read the lesson's place from a request: the system prompt, the calls and their results."""
+    system = messages[0].get("content") or "" if messages and messages[0]["role"] == "system" else ""
+    progress = Progress(planning=plan_mode_text.RULES in system)
+    steps: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(messages):
+        for call in message.get("tool_calls") or [] if message["role"] == "assistant" else []:
+            step = call["id"].split("-")[1] if call["id"].startswith("lesson-") else ""
+            steps[call["id"]] = (step, call["function"]["name"])
+        if message["role"] == "tool" and message.get("tool_call_id") in steps:
+            step, tool = steps[message["tool_call_id"]]
+            _note_result(progress, step, tool, message.get("content") or "", messages[index + 1:])
+    said = [text for message in messages if (text := _spoken(message))]
+    last = next((m for m in reversed(messages) if m["role"] != "user" or not reminder_kind(m)), {})
+    progress.started = bool(steps)
+    progress.new_turn = bool(_spoken(last))
+    progress.said = said[-1] if said else ""
+    return progress
+
+
+def _note_result(progress: Progress, step: str, tool: str, content: str,
+                 after: list[dict[str, Any]]) -> None:
+    answer = _answer(content)
+    if answer in {"interrupted", "cut"} and tool != "ExitPlanMode":
+        return
+    if tool == "ExitPlanMode":
+        progress.plan_answers.append(answer)
+        heard = next((text for m in after if (text := _spoken(m))), "")
+        if answer in {"feedback", "rejected"} and heard:
+            progress.notes.append(heard)
+        if answer == "approved" and (mode := re.search(r"You are in (\w+) mode", content)):
+            progress.mode = mode.group(1)
+    elif step in {"start", "start_planning"} and tool == "Glob":
+        progress.explored = True
+    elif step == "try_early":
+        progress.tried_early = True
+    elif step in WRITE_STEPS:
+        progress.write_answers.append(answer)
+        progress.written = progress.written or answer == "done"
+        said = content.partition("The user said: ")[2] if answer == "declined" else ""
+        progress.declined_with = " ".join(said.split())
+    elif step == "check":
+        progress.checked = True
+
+
+def next_step(progress: Progress) -> str:
+    """The step that fits where the lesson is; one rule per situation, in the lesson's order."""
+    if progress.checked:
+        return "over" if progress.new_turn else ("done" if progress.approved else "done_without_plan")
+    if progress.written:
+        return "check"
+    if progress.planning:
+        if progress.approved:
+            return "replan"
+        if not progress.explored:
+            return "start_planning"
+        if not progress.tried_early:
+            return "try_early"
+        last = progress.plan_answers[-1] if progress.plan_answers else ""
+        return {"": "present", "feedback": "revise", "rejected": "after_reject",
+                "interrupted": "after_interrupt"}.get(last, "present_again")
+    if not progress.started:
+        return "start"
+    if progress.write_answers and progress.new_turn:
+        return "write_again"
+    if progress.write_answers and progress.write_answers[-1] == "declined":
+        return "write_declined"
+    if progress.approved:
+        return "write_again" if progress.new_turn else f"write_{progress.mode}"
+    return "write_without_plan"
+
+
+@dataclass
+class LessonModel:
+    """The offline lesson: each request read for where the lesson is, answered with that step."""
+
+    scenario: dict[str, Any]
+    name: str = NAME
+    steps_taken: list[str] = field(default_factory=list)
+
+    def list_models(self) -> list[ModelInfo]:
+        """The lesson has no catalog; only a real endpoint can list models."""
+        raise CatalogUnavailable("the offline lesson model has no model catalog; only a real "
+                                 "endpoint can list models")
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 on_text: Callable[[str], None]) -> Reply:
+        """The step that fits this request, its text streamed word by word."""
+        progress = read_progress(messages)
+        step = next_step(progress)
+        self.steps_taken.append(step)
+        turn = self.scenario["steps"][step]
+        values = self._values(progress)
+        text = turn["text"].format_map(values)
+        stream_words(text, on_text)
+        calls = [ToolCall(f"lesson-{step}-{secrets.token_hex(4)}", call["name"],
+                          json.dumps(_filled(call["arguments"], values)))
+                 for call in turn.get("tool_calls", [])]
+        return Reply(text, calls)
+
+    def _values(self, progress: Progress) -> dict[str, str]:
+        scenario = self.scenario
+        plan_notes = "".join(scenario["plan_note"].format(number=number, note=note)
+                             for number, note in enumerate(progress.notes, 3))
+        file_notes = "".join(scenario["content_note"].format(note=note) for note in progress.notes)
+        return {"said": progress.said,
+                "because": f" (“{progress.declined_with}”)" if progress.declined_with else "",
+                "plan": scenario["plan"].format(notes=plan_notes),
+                "content": scenario["content"].format(notes=file_notes)}
+
+
+def _filled(value: Any, values: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return value.format_map(values)
+    if isinstance(value, dict):
+        return {key: _filled(item, values) for key, item in value.items()}
+    return value
+
+
+def load_lesson(path: Path = SCENARIO) -> LessonModel:
+    """The lesson model with its words read from the scenario file."""
+    return LessonModel(json.loads(path.read_text(encoding="utf-8")))

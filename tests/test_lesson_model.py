@@ -1,0 +1,129 @@
+"""The offline lesson follows the user: each answer at the plan review leads somewhere else,
+and what the lesson says matches what happened (files, results, the mode)."""
+
+from __future__ import annotations
+
+from agent.approval import PermissionAnswer
+from step42_plan_mode.lesson_model import load_lesson
+from tests.harness import Session
+
+FILE = "stepagent_lesson.txt"
+
+
+CTRL_C = "<Ctrl-C>"
+
+
+class Answers(list):
+    """The user's answers in order; CTRL_C presses Ctrl-C at that question."""
+
+    def pop(self, index=-1):
+        answer = super().pop(index)
+        if answer == CTRL_C:
+            raise KeyboardInterrupt
+        return answer
+
+
+def lesson(workspace, plan_answers=(), permission_answers=(), planning=False) -> Session:
+    session = Session(workspace, [], Answers(plan_answers), Answers(permission_answers))
+    session.agent.model = session.model = load_lesson()
+    if planning:
+        session.state.enter_plan_mode("/plan")
+    return session
+
+
+def said(session: Session) -> str:
+    return "\n".join(m["content"] or "" for m in session.agent.messages if m["role"] == "assistant")
+
+
+def called(session: Session) -> list[str]:
+    return [c["function"]["name"] for m in session.agent.messages if m["role"] == "assistant"
+            for c in m.get("tool_calls") or []]
+
+
+def test_approve_plans_first_then_writes_after_asking_in_build_mode(workspace):
+    session = lesson(workspace, ["y"], [True])
+    outcome = session.run("add a greeting file")
+    assert outcome.ending == "answered"
+    assert session.model.steps_taken == ["start", "try_early", "present", "write_build", "check", "done"]
+    assert (workspace / FILE).read_text().startswith("Hello from stepagent")
+    assert len(session.questions) == 1, "build mode asked before the Write"
+    assert [d.decision for d in session.decisions if d.tool == "Write"] == ["deny", "allow"]
+
+
+def test_plan_mode_already_on_is_noticed_and_not_entered_again(workspace):
+    session = lesson(workspace, ["y"], [True], planning=True)
+    session.run("add a greeting file")
+    assert session.model.steps_taken[0] == "start_planning"
+    assert "EnterPlanMode" not in called(session)
+    assert (workspace / FILE).exists()
+
+
+def test_e_approves_into_edit_mode_and_the_write_runs_without_a_question(workspace):
+    session = lesson(workspace, ["e"])
+    session.run("add a greeting file")
+    assert "write_edit" in session.model.steps_taken
+    assert session.questions == [] and (workspace / FILE).exists()
+    approval = next(r for r in session.tool_results() if r.startswith("The user approved"))
+    assert "You are in edit mode" in approval, "the model is told the mode it carries on in"
+
+
+def test_feedback_gets_a_revised_plan_and_a_new_review_then_the_file_carries_it(workspace):
+    session = lesson(workspace, ["greet Ada by name", "y"], [True])
+    session.run("add a greeting file")
+    assert session.model.steps_taken[:4] == ["start", "try_early", "present", "revise"]
+    assert len(session.shown_plans) == 2
+    assert "greet Ada by name" not in session.shown_plans[0]
+    assert "greet Ada by name" in session.shown_plans[1]
+    assert "greet Ada by name" in (workspace / FILE).read_text()
+
+
+def test_reject_ends_the_turn_and_the_next_message_gets_a_plan_that_heeds_it(workspace):
+    session = lesson(workspace, ["n"])
+    outcome = session.run("add a greeting file")
+    assert outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode"
+    assert session.model.steps_taken[-1] == "present" and not (workspace / FILE).exists()
+    assert session.state.plan_mode
+    session.plan_answers.append("y")
+    session.permission_answers.append(True)
+    session.run("call the greeting cheerful")
+    assert session.model.steps_taken[3:5] == ["after_reject", "write_build"]
+    assert "call the greeting cheerful" in session.shown_plans[1]
+    assert (workspace / FILE).exists()
+
+
+def test_ctrl_c_at_the_plan_question_then_a_message_presents_the_plan_again(workspace):
+    session = lesson(workspace, [CTRL_C, "n"])
+    assert session.run("add a greeting file").ending == "interrupted"
+    assert session.state.plan_mode and session.model.steps_taken[-1] == "present"
+    session.run("go on")
+    assert session.model.steps_taken[-1] == "after_interrupt"
+    assert "go on" not in session.shown_plans[-1], "a word to carry on is not a note on the plan"
+
+
+def test_a_declined_write_is_said_and_nothing_written_and_go_on_asks_again(workspace):
+    session = lesson(workspace, ["y"], [PermissionAnswer(False, feedback="not in this folder")])
+    session.run("add a greeting file")
+    assert session.model.steps_taken[-2:] == ["write_build", "write_declined"]
+    assert "not in this folder" in said(session).splitlines()[-1]
+    assert not (workspace / FILE).exists()
+    session.permission_answers.append(True)
+    session.run("go on")
+    assert session.model.steps_taken[-3:] == ["write_again", "check", "done"]
+    assert (workspace / FILE).exists()
+
+
+def test_leaving_plan_mode_yourself_writes_without_a_plan_and_says_none_was_saved(workspace):
+    session = lesson(workspace, ["n"], [True])
+    session.run("add a greeting file")
+    session.state.select("build", "/mode build")
+    session.run("just do it")
+    assert session.model.steps_taken[-3:] == ["write_without_plan", "check", "done_without_plan"]
+    assert not (workspace / ".stepagent" / "plans").exists()
+
+
+def test_after_the_end_the_lesson_says_it_is_over(workspace):
+    session = lesson(workspace, ["y"], [True])
+    session.run("add a greeting file")
+    session.run("what now?")
+    assert session.model.steps_taken[-1] == "over"
+    assert called(session).count("Write") == 2, "nothing more was done"
