@@ -19,12 +19,19 @@ from session.compaction import compact, estimate_tokens
 from session.journal import Journal, read_session
 from session.store import SessionInfo, SessionStore, StoreUnavailable
 from session.changes import SessionChanges
+from session.reminders import reminder_kind
 from session.usage import UsageMeter
 from state import PermissionMode, new_session_id
+
+AMBIGUOUS_SHOWN = 5
 
 
 class NoSuchSession(StoreUnavailable):
     """The store has no session with that id."""
+
+
+class AmbiguousSession(NoSuchSession):
+    """A start of an id that more than one stored session has."""
 
 
 class SessionBusy(Exception):
@@ -91,15 +98,31 @@ class Session:
         earlier = [info for info in self.recent() if info.id != self.agent.state.session_id]
         return earlier[0].id if earlier else ""
 
-    def resume(self, session_id: str) -> None:
-        """Put a stored session back exactly: messages, modes, todos, audit trail, countdowns.
+    def find(self, wanted: str) -> str:
+        """The stored session's id that is `wanted`, or the one id that starts with it.
 
-        The countdowns are AskUserQuestion's deadlines, emitted again for it to find.
+        NoSuchSession when there is none; AmbiguousSession, naming them, when several start with it.
         """
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
-        if not self.store.exists(session_id):
-            raise NoSuchSession(f"no session {session_id} in {self.store.path}")
+        if self.store.exists(wanted):
+            return wanted
+        matches = self.store.ids_starting(wanted) if wanted else []
+        if len(matches) > 1:
+            shown = ", ".join(matches[:AMBIGUOUS_SHOWN]) + (", …" * (len(matches) > AMBIGUOUS_SHOWN))
+            raise AmbiguousSession(f"{len(matches)} sessions start with {wanted}: {shown}; give more "
+                                   "of the id")
+        if not matches:
+            raise NoSuchSession(f"no session {wanted} in {self.store.path}")
+        return matches[0]
+
+    def resume(self, wanted: str) -> str:
+        """Put a stored session back exactly: messages, modes, todos, audit trail, countdowns.
+
+        `wanted` is its id or a unique start of it; returns the whole id. The countdowns are
+        AskUserQuestion's deadlines, emitted again for it to find.
+        """
+        session_id = self.find(wanted)
         restored = read_session(self.store, session_id)
         if not self.journal.claim(session_id):
             raise SessionBusy(session_id)
@@ -120,6 +143,18 @@ class Session:
             state.leave_plan_mode("resume")
         for countdown in restored.countdowns.values():
             state.events.emit(countdown)
+        return session_id
+
+    def last_exchange(self) -> tuple[str, str]:
+        """The user's last message and the last answer to it ('' for either that is missing)."""
+        messages = self.agent.messages
+        spoken = [i for i, m in enumerate(messages) if m["role"] == "user"
+                  and isinstance(m.get("content"), str) and not reminder_kind(m)]
+        if not spoken:
+            return "", ""
+        answers = [m["content"] for m in messages[spoken[-1] + 1:] if m["role"] == "assistant"
+                   and isinstance(m.get("content"), str) and m["content"].strip()]
+        return messages[spoken[-1]]["content"], answers[-1] if answers else ""
 
     def last_command_output(self) -> str:
         """The whole result of the latest Bash call, '' if no command has run."""
@@ -130,11 +165,11 @@ class Session:
         return results[-1] if results else ""
 
     def fork(self, session_id: str) -> str:
-        """Copy a stored session into a new one and resume that; returns the new id."""
+        """Copy a stored session (its id, or a unique start of it) into a new one and resume
+        that; returns the new id."""
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
-        if not self.store.exists(session_id):
-            raise NoSuchSession(f"no session {session_id} in {self.store.path}")
+        session_id = self.find(session_id)
         fork_id = new_session_id()
         self.store.copy_session(session_id, fork_id, self.agent.workspace)
         self.resume(fork_id)

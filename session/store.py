@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from agent.events import Todo
+from agent.events import Todo, mode_label
 
 BUSY_TIMEOUT_SECONDS = 5.0
 
@@ -101,18 +101,54 @@ class Entry:
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """One line of the session list: id, workspace, age, size."""
+    """One line of the session list: id, workspace, age, size, its first prompt and last mode."""
 
     id: str
     workspace: str
     updated: float
     entries: int
+    first_prompt: str = ""
+    mode: str = "build"
 
-    @property
-    def summary(self) -> str:
-        """The session as one line for the user."""
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.updated))
-        return f"{self.id}  {when}  {self.entries} entries"
+    def line(self, now: float, current: str = "") -> str:
+        """The session as one line for the user; `current` (this session's id) is marked."""
+        mark = "●" if self.id == current else " "
+        prompt = " ".join(self.first_prompt.split())
+        prompt = prompt if len(prompt) <= PROMPT_WIDTH else prompt[:PROMPT_WIDTH - 1] + "…"
+        this = "  (this session)" if self.id == current else ""
+        return (f"{mark} {self.id}  {age(now - self.updated):>8}  {self.mode:5}  "
+                f"{prompt or '(no prompt yet)'}{this}")
+
+
+def age(seconds: float) -> str:
+    """How long ago, the way people say it: `just now`, `5 min ago`, `3 h ago`, `2 d ago`."""
+    minutes = int(max(seconds, 0) // 60)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    if minutes < 24 * 60:
+        return f"{minutes // 60} h ago"
+    return f"{minutes // (24 * 60)} d ago"
+
+
+PROMPT_WIDTH = 60
+FIRST_PROMPT = ("SELECT json_extract(f.payload, '$.content') FROM entries f WHERE f.session_id = s.id "
+                "AND f.kind = 'message' AND json_extract(f.payload, '$.role') = 'user' "
+                "AND json_type(f.payload, '$.content') = 'text' "
+                "AND json_extract(f.payload, '$.content') NOT LIKE '<system-reminder%' "
+                "ORDER BY f.seq LIMIT 1")
+LAST_MODE = ("SELECT f.payload FROM entries f WHERE f.session_id = s.id AND f.kind = 'mode' "
+             "ORDER BY f.seq DESC LIMIT 1")
+
+
+def _mode_name(payload: str | None) -> str:
+    """plan, build, edit or yolo from a stored mode change; build when there is none."""
+    try:
+        change = json.loads(payload) if payload else {}
+        return mode_label(bool(change.get("plan_mode")), str(change.get("permission_mode") or "build"))
+    except (TypeError, ValueError, AttributeError):
+        return "build"
 
 
 class SessionStore:
@@ -194,11 +230,18 @@ class SessionStore:
         return tuple(Todo(*row) for row in rows)
 
     def sessions(self, workspace: Path, limit: int = 20) -> list[SessionInfo]:
-        """This workspace's sessions, newest first."""
-        rows = self._read("SELECT s.id, s.workspace, s.updated, COUNT(e.seq) FROM sessions s "
-                          "LEFT JOIN entries e ON e.session_id = s.id WHERE s.workspace = ? "
-                          "GROUP BY s.id ORDER BY s.updated DESC LIMIT ?", (str(workspace), limit))
-        return [SessionInfo(*row) for row in rows]
+        """This workspace's sessions, newest first, each with its first prompt and last mode."""
+        rows = self._read(f"SELECT s.id, s.workspace, s.updated, COUNT(e.seq), ({FIRST_PROMPT}), "
+                          f"({LAST_MODE}) FROM sessions s LEFT JOIN entries e ON e.session_id = s.id "
+                          "WHERE s.workspace = ? GROUP BY s.id ORDER BY s.updated DESC LIMIT ?",
+                          (str(workspace), limit))
+        return [SessionInfo(*row[:4], row[4] or "", _mode_name(row[5])) for row in rows]
+
+    def ids_starting(self, prefix: str) -> list[str]:
+        """The stored session ids that start with `prefix`, in order."""
+        rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id",
+                          (prefix,))
+        return [row[0] for row in rows]
 
     def search(self, session_id: str, expression: str, limit: int) -> list[tuple[int, str, str]]:
         """The session's messages matching an FTS5 expression, best first: (seq, role, text)."""

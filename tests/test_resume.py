@@ -203,3 +203,82 @@ def test_continue_keeps_the_stored_mode_unless_mode_is_given(workspace, tmp_path
     listing = subprocess.run([sys.executable, str(ROOT / "index.py"), "--resume"], cwd=workspace,
                              env=env, capture_output=True, text=True, timeout=60)
     assert listing.returncode == 0 and listing.stdout.count("sess_") == 1
+
+
+def two_sessions(workspace, store: SessionStore) -> list[str]:
+    """Two stored sessions of this workspace: a question answered, then a plan made."""
+    ids = []
+    for mode, prompt, answer in [("build", "what does app.py do?", "It greets."),
+                                 ("plan", "plan a   refactor\nof app.py", "Here is my plan.")]:
+        session, _ = journaled(workspace, store, [turn(answer)], mode=mode)
+        session.run(prompt)
+        ids.append(session.state.session_id)
+    return ids
+
+
+def test_the_session_list_shows_first_prompt_age_and_mode_and_marks_this_one(workspace, tmp_path):
+    from ui.startup import session_lines
+
+    store = SessionStore(tmp_path / "sessions.db")
+    answered, planned = two_sessions(workspace, store)
+    lines = session_lines(store.sessions(workspace), current=answered)
+    assert lines[0].startswith(f"  {planned}") and "just now" in lines[0]
+    assert "plan " in lines[0] and lines[0].endswith("plan a refactor of app.py")
+    assert lines[1].startswith(f"● {answered}") and "build" in lines[1]
+    assert "what does app.py do?" in lines[1] and "(this session)" in lines[1]
+
+
+def test_resume_takes_a_unique_start_of_an_id_and_names_the_matches_when_not(workspace, tmp_path):
+    from session.live import AmbiguousSession, NoSuchSession
+
+    store = SessionStore(tmp_path / "sessions.db")
+    answered, planned = two_sessions(workspace, store)
+    _, live = journaled(workspace, store, [])
+    unique = next(answered[:n] for n in range(6, len(answered)) if not planned.startswith(answered[:n]))
+    assert live.resume(unique) == answered
+    assert live.last_exchange() == ("what does app.py do?", "It greets.")
+    with pytest.raises(AmbiguousSession) as ambiguous:
+        live.find("sess_")
+    assert answered in str(ambiguous.value) and planned in str(ambiguous.value)
+    with pytest.raises(NoSuchSession):
+        live.find("sess_zzz")
+
+
+def test_resume_from_the_command_line_by_prefix_reprints_the_last_exchange(workspace, tmp_path):
+    home = tmp_path / "home"
+    answered, planned = two_sessions(workspace, SessionStore(home / "sessions.db"))
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([{"text": "next answer"}]))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script), *args],
+                              cwd=workspace, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "STEPAGENT_HOME": str(home)})
+
+    listed = run("--resume")
+    assert listed.returncode == 0 and "what does app.py do?" in listed.stdout
+    assert "--resume ID" in listed.stdout
+    ambiguous = run("--resume", "sess_", "-p", "go on")
+    assert ambiguous.returncode == 2 and answered in ambiguous.stderr and planned in ambiguous.stderr
+    unique = next(planned[:n] for n in range(6, len(planned)) if not answered.startswith(planned[:n]))
+    resumed = run("--resume", unique, "-p", "go on")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"Resumed {planned}" in resumed.stderr
+    assert "› plan a refactor of app.py" in resumed.stderr and "Here is my plan." in resumed.stderr
+
+
+def test_the_exit_hint_repeats_the_command_the_user_ran(workspace, tmp_path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([{"text": "hello back"}]))
+    launcher = str(ROOT / "bin" / "stepagent")
+    child = pexpect.spawn(launcher, ["--script", str(script), "hello"], cwd=str(workspace),
+                          env={**os.environ, "TERM": "xterm", "STEPAGENT_HOME": str(tmp_path / "home")},
+                          encoding="utf-8", timeout=30, dimensions=(40, 200))
+    terminal = Terminal(child)
+    try:
+        terminal.expect_text("hello back")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+        terminal.expect_text(f"Resume this session with: {launcher} --resume sess_")
+    finally:
+        terminal.close()

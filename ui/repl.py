@@ -11,8 +11,6 @@ a path (`/tmp/x.py is broken`) goes to the model, not to the commands.
 
 from __future__ import annotations
 
-import shlex
-import sys
 from html import escape as html_escape
 from pathlib import Path
 from typing import Callable
@@ -31,19 +29,13 @@ from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.completion import SlashCompleter
 from ui.slash import command_names, run_slash_command
+from ui.startup import resume_command
 
 
 def is_command(text: str) -> bool:
     """`/mode edit` is a command; `/tmp/x.py is broken` is a message that starts with a path."""
     first = text.split(maxsplit=1)[0]
     return first.startswith("/") and "/" not in first[1:]
-
-
-def resume_command(session_id: str) -> str:
-    """The command line that resumes this session."""
-    program = sys.argv[0] or "index.py"
-    launcher = ["python", program] if program.endswith(".py") else [program]
-    return shlex.join([*launcher, "--resume", session_id])
 
 
 def completer(session: Session) -> SlashCompleter:

@@ -20,6 +20,7 @@ from ui.console import todo_line
 from ui.export import export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.safe_text import safe
+from ui.startup import last_exchange_text, session_lines
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
@@ -145,16 +146,19 @@ def _compact(session: Session) -> SlashOutcome:
 def _resume(session: Session, session_id: str) -> SlashOutcome:
     try:
         if not session_id:
-            rows = [info.summary for info in session.recent()]
-            return SlashOutcome("Sessions in this workspace (newest first):\n" + "\n".join(rows) +
-                                "\nResume one with /resume ID." if rows else "No stored sessions here.")
-        session.resume(session_id)
+            rows = session_lines(session.recent(), session.agent.state.session_id)
+            return SlashOutcome("Sessions in this workspace (newest first, ● this one):\n" +
+                                "\n".join(rows) + "\nResume one with /resume ID (a unique start of "
+                                "the id will do)." if rows else "No stored sessions here.")
+        session_id = session.resume(session_id)
     except SessionBusy as busy:
         return SlashOutcome(f"{busy.args[0].capitalize()}; /fork {session_id} continues it in a new "
                             "session with a copy of its history.", is_error=True)
     except StoreUnavailable as failure:
         return SlashOutcome(f"{failure}. This session goes on unchanged.", is_error=True)
-    return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages.")
+    exchange = last_exchange_text(session)
+    return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages." +
+                        (f"\n{exchange}" if exchange else ""))
 
 
 def _fork(session: Session, session_id: str) -> SlashOutcome:

@@ -10,6 +10,10 @@ user's back.
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -17,7 +21,7 @@ from agent.loop import Agent
 from session.journal import Journal
 from session.live import NoSuchSession, Session, SessionBusy
 from session.lock import SessionLock
-from session.store import SessionStore, StoreUnavailable
+from session.store import SessionInfo, SessionStore, StoreUnavailable
 from ui.console import ConsoleView
 
 
@@ -61,7 +65,7 @@ def resume_if_asked(resume: str | None, continue_latest: bool, session: Session,
             view.error("no earlier session in this workspace to continue")
             return 2
         try:
-            session.resume(wanted)
+            wanted = session.resume(wanted)
         except SessionBusy as busy:
             return _offer_fork(busy, session, view, confirm)
     except NoSuchSession as failure:
@@ -72,7 +76,39 @@ def resume_if_asked(resume: str | None, continue_latest: bool, session: Session,
         view.error(f"{failure}. Starting a new session in memory; the store is left as it is.")
         return None
     view.notice(f"Resumed {wanted} ({len(session.agent.messages)} messages).")
+    exchange = last_exchange_text(session)
+    if exchange:
+        view.notice(exchange, style="dim")
     return None
+
+
+EXCHANGE_LINES = 20
+
+
+def last_exchange_text(session: Session) -> str:
+    """The resumed session's last exchange, reprinted so the user sees where it stopped."""
+    prompt, answer = session.last_exchange()
+    if not prompt:
+        return ""
+    lines = answer.strip().splitlines()
+    more = len(lines) - EXCHANGE_LINES
+    shown = "\n".join(lines[:EXCHANGE_LINES]) + (f"\n… {more} more lines" if more > 0 else "")
+    return f"Where it stopped:\n› {' '.join(prompt.split())}\n{shown or '(no answer yet)'}"
+
+
+def resume_command(session_id: str) -> str:
+    """The command that resumes `session_id`: the one the user ran (bin/stepagent names itself
+    in STEPAGENT_COMMAND), else python and the script."""
+    launcher = os.environ.get("STEPAGENT_COMMAND")
+    program = sys.argv[0] or "index.py"
+    command = [launcher] if launcher else ["python", program] if program.endswith(".py") else [program]
+    return shlex.join([*command, "--resume", session_id])
+
+
+def session_lines(sessions: list[SessionInfo], current: str = "") -> list[str]:
+    """The session list: id, age, mode and first prompt, newest first, the current one marked."""
+    now = time.time()
+    return [info.line(now, current) for info in sessions]
 
 
 def _offer_fork(busy: SessionBusy, session: Session, view: ConsoleView,
@@ -97,7 +133,8 @@ def list_sessions(store: SessionStore | None, workspace: Path, view: ConsoleView
     except StoreUnavailable as failure:
         view.error(str(failure))
         return 1
-    for info in sessions:
-        view.notice(info.summary)
-    view.notice("Resume one with --resume ID." if sessions else "No stored sessions in this workspace.")
+    for line in session_lines(sessions):
+        view.notice(line)
+    view.notice(f"Resume one with: {resume_command('ID')} (a unique start of the id will do)."
+                if sessions else "No stored sessions in this workspace.")
     return 0
