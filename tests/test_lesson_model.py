@@ -127,3 +127,35 @@ def test_after_the_end_the_lesson_says_it_is_over(workspace):
     session.run("what now?")
     assert session.model.steps_taken[-1] == "over"
     assert called(session).count("Write") == 2, "nothing more was done"
+
+
+def test_slash_lesson_starts_the_lesson_again_from_a_fresh_conversation(workspace, tmp_path):
+    from session.store import SessionStore
+    from tests.harness import journaled
+    from ui.slash import run_slash_command
+
+    session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [], plan_answers=["e"])
+    session.agent.model = session.model = load_lesson()
+    session.run("add a greeting file")
+    assert session.model.steps_taken[-1] == "done" and session.state.mode_label == "edit"
+    first_id = session.state.session_id
+    outcome = run_slash_command("/lesson", live)
+    assert not outcome.is_error and first_id in outcome.message
+    assert session.agent.messages == [] and session.state.mode_label == "build"
+    session.permission_answers.append(True)
+    session.plan_answers.append("y")
+    session.run("again")
+    assert session.model.steps_taken[-6:] == ["start", "try_early", "present", "write_build", "check",
+                                              "done"]
+
+
+def test_slash_lesson_with_a_real_model_says_how_to_take_the_lesson(workspace, tmp_path):
+    from session.store import SessionStore
+    from tests.harness import journaled
+    from ui.slash import run_slash_command
+
+    session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [{"text": "hi"}])
+    session.run("hello")
+    outcome = run_slash_command("/lesson", live)
+    assert outcome.is_error and "OPENAI_API_KEY" in outcome.message
+    assert len(session.agent.messages) == 2, "the conversation is left as it is"

@@ -1,9 +1,10 @@
 """The REPL's slash commands.
 
 /plan and /mode change the state directly (the user may always enter or leave
-plan mode); /compact, /resume, /fork, /trace and /todos act on the Session. Each
-command answers with a SlashOutcome: text to show, and whether there is a
-message to send to the model or the REPL should end.
+plan mode); /lesson starts the offline lesson again; /compact, /resume, /fork,
+/trace and /todos act on the Session. Each command answers with a SlashOutcome:
+text to show, and whether there is a message to send to the model or the REPL
+should end.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from models.catalog import checked_name, format_catalog
 from session.live import Session, SessionBusy
 from session.store import StoreUnavailable
 from state import MODE_CYCLE
+from step42_plan_mode.lesson_model import LessonModel
 from ui.console import todo_line
 from ui.export import export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
@@ -32,6 +34,7 @@ HELP = """Commands:
   /diff          what this session's Write and Edit calls changed, as a diff
   /clear         start a fresh conversation (a new session; the mode stays)
   /model [NAME]  list the endpoint's models, or switch to one
+  /lesson        restart the offline lesson (a fresh conversation, in build mode)
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
   /fork ID       continue a session in a new one with a copy of its history
@@ -85,6 +88,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return SlashOutcome(f"A fresh conversation. The previous one is kept as {old}.")
     if name == "/model":
         return _model(session, rest)
+    if name == "/lesson":
+        return _lesson(session)
     if name == "/last":
         return SlashOutcome(safe(session.last_command_output()) or "No command has run yet.")
     if name == "/compact":
@@ -131,6 +136,17 @@ def _model(session: Session, name: str) -> SlashOutcome:
     except ModelError as failure:
         return SlashOutcome(str(failure), is_error=True)
     return SlashOutcome(f"Model → {model.name}")
+
+
+def _lesson(session: Session) -> SlashOutcome:
+    if not isinstance(session.agent.model, LessonModel):
+        return SlashOutcome("/lesson restarts the offline lesson, which runs when no model endpoint "
+                            "is set: start stepagent without OPENAI_API_KEY (and without a local "
+                            "OPENAI_BASE_URL) to take it.", is_error=True)
+    old = session.clear()
+    session.agent.state.select("build", "/lesson")
+    return SlashOutcome(f"The lesson starts again in a fresh conversation (the previous one is kept "
+                        f"as {old}). Try: /plan add a greeting file")
 
 
 def _compact(session: Session) -> SlashOutcome:
