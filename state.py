@@ -76,8 +76,10 @@ class AppState:
         return True
 
     def leave_plan_mode(self, cause: str, then: PermissionMode | None = None) -> bool:
-        """The only place the plan flag goes off, into `then` if given (else the mode in force
-        before), as one change. False when it was not on."""
+        """The only place the plan flag goes off; False when it was not on.
+
+        It goes off into `then` if given, else into the mode in force before, as one change.
+        """
         if not self._plan_mode:
             return False
         self._plan_mode = False

@@ -165,8 +165,10 @@ class Session:
         return results[-1] if results else ""
 
     def fork(self, session_id: str) -> str:
-        """Copy a stored session (its id, or a unique start of it) into a new one and resume
-        that; returns the new id."""
+        """Copy a stored session into a new one and resume that; returns the new id.
+
+        `session_id` may be a unique start of the id.
+        """
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
         session_id = self.find(session_id)

@@ -101,8 +101,10 @@ def write_inside(root: Path, relative: str | Path, text: str) -> Path:
 
 
 def make_own_folder(root: Path) -> Path:
-    """`root/.stepagent`, made if missing with a .gitignore of `*` in it, so plans and notes
-    never land in the user's commits. A folder that already exists is left as it is."""
+    """Return `root/.stepagent`, made if missing with a .gitignore of `*` in it.
+
+    So plans never land in the user's commits. A folder that already exists is left as it is.
+    """
     folder = inside(root, OWN_FOLDER)
     if not folder.exists():
         folder.mkdir(parents=True)

@@ -83,8 +83,10 @@ def history_at(path: Path) -> History:
 
 
 def startup_line(session: Session, sandbox: str) -> str:
-    """Model, endpoint host, workspace, mode and the plan-mode sandbox, in one line (`sandbox` is
-    the sandbox's own notice, which names itself)."""
+    """Model, endpoint host, workspace, mode and the plan-mode sandbox, in one line.
+
+    `sandbox` is the sandbox's own notice, which names itself.
+    """
     model = session.agent.model
     endpoint = getattr(model, "endpoint", "")
     host = f" at {urlparse(endpoint).netloc or endpoint}" if endpoint else ""

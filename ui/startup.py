@@ -97,8 +97,10 @@ def last_exchange_text(session: Session) -> str:
 
 
 def resume_command(session_id: str) -> str:
-    """The command that resumes `session_id`: the one the user ran (bin/stepagent names itself
-    in STEPAGENT_COMMAND), else python and the script."""
+    """The command that resumes `session_id`, as the user started stepagent.
+
+    bin/stepagent names itself in STEPAGENT_COMMAND; otherwise python and the script.
+    """
     launcher = os.environ.get("STEPAGENT_COMMAND")
     program = sys.argv[0] or "index.py"
     command = [launcher] if launcher else ["python", program] if program.endswith(".py") else [program]
