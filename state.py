@@ -76,10 +76,7 @@ class AppState:
         return True
 
     def leave_plan_mode(self, cause: str, then: PermissionMode | None = None) -> bool:
-        """The only place the plan flag goes off; False when it was not on.
-
-        It goes off into `then` if given, else into the mode in force before, as one change.
-        """
+        """The one place the plan flag goes off (into `then`, else the mode before); False if off."""
         if not self._plan_mode:
             return False
         self._plan_mode = False
