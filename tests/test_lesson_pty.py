@@ -45,13 +45,18 @@ def answer(terminal: Terminal, question: str, text: str) -> None:
     until(terminal, f"{question} {text}")
 
 
+def next_review(terminal: Terminal) -> str:
+    """Wait for a new plan panel and its question (not a redraw of the last question)."""
+    return until(terminal, "Plan for approval") + until(terminal, "Approve this plan?")
+
+
 PLAN = "[y/e/n]"
 ALLOW = "[y/n]"
 
 
 def test_plan_then_approve_writes_after_build_mode_asks(lesson, workspace):
     lesson.sendline("/plan add a greeting file")
-    before_review = until(lesson, "Approve this plan?")
+    before_review = next_review(lesson)
     assert "EnterPlanMode(" not in before_review, "plan mode was on already: the lesson noticed"
     assert before_review.count("denied by plan-mode-guard") == 2
     assert not (workspace / FILE).exists()
@@ -67,10 +72,10 @@ def test_plan_then_approve_writes_after_build_mode_asks(lesson, workspace):
 
 def test_feedback_gets_a_revised_plan_then_e_writes_without_a_question(lesson, workspace):
     lesson.sendline("add a greeting file")
-    first = until(lesson, "Approve this plan?")
+    first = next_review(lesson)
     assert "EnterPlanMode(" in first, "build mode: the lesson enters plan mode itself"
     answer(lesson, PLAN, "greet Ada by name")
-    revised = until(lesson, "Approve this plan?")
+    revised = next_review(lesson)
     assert "Approved" not in revised and "Write(" not in revised, "no write after feedback"
     assert "greet Ada by name" in revised.split("Plan for approval")[-1], "the new plan heeds it"
     answer(lesson, PLAN, "e")
@@ -83,18 +88,18 @@ def test_feedback_gets_a_revised_plan_then_e_writes_without_a_question(lesson, w
 
 def test_reject_waits_and_ctrl_c_resumes_and_neither_writes(lesson, workspace):
     lesson.sendline("/plan add a greeting file")
-    until(lesson, "Approve this plan?")
+    next_review(lesson)
     answer(lesson, PLAN, "n")
     rejected = until(lesson, "›")
     assert "Plan rejected" in rejected and "Write(" not in rejected.split("Plan rejected")[-1]
     lesson.sendline("make it cheerful")
-    again = until(lesson, "Approve this plan?")
+    again = next_review(lesson)
     assert "make it cheerful" in again.split("Plan for approval")[-1]
     lesson.child.sendintr()
     cancelled = until(lesson, "›")
     assert "Turn cancelled" in cancelled
     lesson.sendline("go on")
-    resumed = until(lesson, "Approve this plan?")
+    resumed = next_review(lesson)
     assert "Ctrl-C" in resumed and "Plan for approval" in resumed
     assert "make it cheerful" in resumed.split("Plan for approval")[-1], "the earlier note is kept"
     assert not (workspace / FILE).exists() and not (workspace / ".stepagent").exists()
