@@ -143,8 +143,8 @@ def main() -> None:
               f"{apart.wall:.2f} s (speed-up {apart.wall / together.wall:.1f}x); one sub-agent "
               f"request {together.request:.2f} s")
         print(f"   most requests open at once (limit 3): {together.most_at_server} sub-agent "
-              f"requests at the server, {together.most_in_client} model requests in the client; one per reply: "
-              f"{apart.most_at_server} and {apart.most_in_client}")
+              f"requests at the server, {together.most_in_client} model requests in the client; "
+              f"one per reply: {apart.most_at_server} and {apart.most_in_client}")
 
 
 if __name__ == "__main__":
