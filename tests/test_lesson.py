@@ -32,6 +32,10 @@ def test_bash_quiz_is_marked_by_the_classifier_itself():
         return Judgement(not classify(command).read_only, "inverted")
 
     honest = bash_questions()
+    for question in honest:
+        command = question.prompt.removeprefix("$ ").split("\n")[0]
+        says_read_only = question.choices[question.answer].startswith("yes")
+        assert says_read_only == classify(command).read_only, command
     flipped = bash_questions(inverted)
     assert [q.answer for q in flipped] == [1 - q.answer for q in honest]
     assert {q.answer for q in honest} == {0, 1}, "the quiz has commands of both kinds"

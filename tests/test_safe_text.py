@@ -42,7 +42,7 @@ def test_windows_line_endings_are_not_shown_but_a_lone_carriage_return_is() -> N
 
 
 def test_lone_surrogates_cannot_crash_the_print() -> None:
-    safe("bad \udc80 byte").encode("utf-8")
+    assert safe("bad \udc80 byte").encode("utf-8") == b"bad \\udc80 byte"
 
 
 def test_reveal_shows_every_invisible_character_of_a_command() -> None:

@@ -55,9 +55,10 @@ def test_any_chunks_make_a_reply_or_a_broken_stream(chunks):
 @given(st.lists(st.text(max_size=40), max_size=12))
 def test_any_event_lines_make_a_reply_or_a_broken_stream(lines):
     try:
-        assemble(lines, StreamAssembler())
+        reply = assemble(lines, StreamAssembler())
     except StreamBroken:
-        pass
+        return
+    assert isinstance(reply, Reply) and isinstance(reply.text, str)
 
 
 @pytest.fixture(scope="module")
