@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from agent.events import ModeChanged
-from state import PermissionMode
+from agent.events import ModeChanged, ToolFinished
+from agent.prompt import PromptContext, plan_mode_section
+from state import AppState, PermissionMode
 from tests.harness import Session, assert_valid_history, call, turn
 from tools import plan_mode_text
 from tools.files import write_inside
@@ -36,6 +38,28 @@ def test_plan_mode_denies_write_allows_read_and_nothing_changes(workspace):
     assert "plan-mode-guard" in edit
     assert not (workspace / "x.txt").exists()
     assert (workspace / "notes.md").read_text() == "hello\n"
+
+
+def test_a_planning_sub_agent_is_not_told_of_an_exit_it_does_not_have():
+    state = AppState()
+    state.enter_plan_mode("test")
+    main = plan_mode_section(PromptContext(state, Path("/w"), ("Read", "ExitPlanMode")))
+    sub = plan_mode_section(PromptContext(state, Path("/w"), ("Read",)))
+    assert main and "ExitPlanMode" in main, "the main agent is told its way out"
+    assert sub and "ExitPlanMode" not in sub and "Plan Mode" in sub
+
+
+def test_each_plan_review_shows_its_own_line_and_an_approval_names_the_mode(workspace):
+    shown = {}
+    for answer in ("y", "e", "n", "please add tests"):
+        session = Session(workspace, [turn("", call("ExitPlanMode", plan=PLAN)), turn("ok")],
+                          mode="plan", plan_answers=[answer])
+        finished: list[ToolFinished] = []
+        session.state.events.subscribe(lambda e: finished.append(e) if isinstance(e, ToolFinished) else None)
+        session.run()
+        shown[answer] = finished[0].summary
+    assert all(shown.values()) and len(set(shown.values())) == 4, shown
+    assert "build" in shown["y"] and "edit" in shown["e"]
 
 
 def test_plan_mode_section_comes_first_in_the_system_prompt(workspace):

@@ -232,6 +232,22 @@ def test_each_refusal_names_its_token_and_alternative(command, token, alternativ
     assert (judgement.token, judgement.alternative) == (token, alternative)
 
 
+def substituted(depth: int, innermost: str) -> str:
+    """`innermost` inside `depth` nested command substitutions: echo $(echo $(… innermost))."""
+    for _ in range(depth):
+        innermost = f"echo $({innermost})"
+    return innermost
+
+
+def test_three_nested_substitutions_are_judged_and_a_fourth_is_refused_by_its_own_text():
+    innermost = "cat " + "long-file-name-" * 4
+    assert classify(substituted(3, innermost)).read_only
+    assert not classify(substituted(3, "touch made.txt")).read_only, "the innermost is judged"
+    judgement = classify(substituted(4, innermost))
+    assert not judgement.read_only and "nested" in judgement.rule
+    assert judgement.token == innermost[:40], "the denial quotes the command it would not judge"
+
+
 @pytest.mark.parametrize("command", [
     "env", "env ls -la", "time", "time -p ls", "timeout 5 bash -c ls", "timeout -k 1 5 ls",
     "nice -n 5 ls", "env bash -c ls", "nice bash -c 'bash -c ls'", "stdbuf -oL ls",
