@@ -159,3 +159,12 @@ def test_slash_lesson_with_a_real_model_says_how_to_take_the_lesson(workspace, t
     outcome = run_slash_command("/lesson", live)
     assert outcome.is_error and "OPENAI_API_KEY" in outcome.message
     assert len(session.agent.messages) == 2, "the conversation is left as it is"
+
+
+def test_ctrl_c_at_the_write_question_then_a_message_asks_again(workspace):
+    session = lesson(workspace, ["y"], [CTRL_C, True])
+    assert session.run("add a greeting file").ending == "interrupted"
+    assert not (workspace / FILE).exists() and not session.state.plan_mode
+    session.run("go on")
+    assert session.model.steps_taken[-3:] == ["write_again", "check", "done"]
+    assert (workspace / FILE).exists()
