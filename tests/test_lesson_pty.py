@@ -63,6 +63,7 @@ def test_plan_then_approve_writes_after_build_mode_asks(lesson, workspace):
     answer(lesson, PLAN, "y")
     asked = until(lesson, "Allow?")
     assert "build mode" in asked and "Write(stepagent_lesson.txt)" in asked
+    lesson.child.expect(r"mode: build +· +model: .* +· +context \d+%")  # the status, under the question
     answer(lesson, ALLOW, "y")
     finished = until(lesson, "›")
     assert "Created stepagent_lesson.txt: 1 line" in finished and "Read 1 line" in finished

@@ -114,6 +114,14 @@ def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
                            headless_ask(view), None)
     from prompt_toolkit import prompt as ask
 
-    return UICallbacks(interactive_present(view, ask, lambda: state.permission_mode.value),
-                       interactive_approve(view, ask), interactive_ask(view, ask),
+    status_ask = asking_with_status(view)
+    return UICallbacks(interactive_present(view, status_ask, lambda: state.permission_mode.value),
+                       interactive_approve(view, status_ask), interactive_ask(view, ask),
                        interactive_confirm(ask))
+
+
+def asking_with_status(view: ConsoleView) -> Callable[[str], str]:
+    """prompt-toolkit's prompt with the REPL's status line (mode, context use) under the question."""
+    from prompt_toolkit import prompt
+
+    return lambda question: prompt(question, bottom_toolbar=lambda: view.status() or None)
