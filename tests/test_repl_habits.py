@@ -9,6 +9,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from models.catalog import ModelInfo
+from session.journal import read_session
 from session.store import SessionStore
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import call, journaled, turn
@@ -174,3 +175,13 @@ def test_mode_and_context_use_stay_on_screen_during_a_turn(workspace):
     finally:
         terminal.close()
         server.stop()
+
+
+def test_a_session_begun_by_clear_resumes_in_the_mode_it_was_in(workspace, tmp_path):
+    store = SessionStore(tmp_path / "s.db")
+    _, live = journaled(workspace, store, [turn("first"), turn("second")], mode="plan")
+    live.agent.run_turn("before")
+    run_slash_command("/clear", live)
+    live.agent.run_turn("after")
+    restored = read_session(store, live.agent.state.session_id)
+    assert restored.plan_mode, "a session begun by /clear while planning must resume planning"
