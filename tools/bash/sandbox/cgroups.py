@@ -17,6 +17,7 @@ the kernel to reap each call's processes.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import time
 import weakref
@@ -41,6 +42,10 @@ class CallCgroup:
         for path in self.paths:
             with open(path / "cgroup.procs", "w", encoding="ascii") as procs:
                 procs.write(str(os.getpid()))
+
+    def join_commands(self) -> list[str]:
+        """Shell commands that move the shell running them into the cgroup."""
+        return [f"echo $$ > {shlex.quote(str(path / 'cgroup.procs'))}" for path in self.paths]
 
     def kill_members(self) -> None:
         """Kill whatever is still in the cgroup."""

@@ -1,8 +1,10 @@
 """How a plan-mode Bash call starts: the layers of status.Layers put together.
 
-With bubblewrap the call runs as `bwrap … -- perl … bash -c CMD` with the
-seccomp filter passed on a pipe and the Landlock ruleset as a descriptor, which
-perl applies inside (landlock_in_bwrap.py); without bubblewrap, the child
+With bubblewrap the call runs as `bash -c 'join the cgroup, ulimit …; exec
+"$@"' bwrap … -- perl … bash -c CMD` with the seccomp filter passed on a pipe
+and the Landlock ruleset as a descriptor, which perl applies inside
+(landlock_in_bwrap.py): no Python runs between fork and exec, so the call
+starts with vfork (bench/bash_safety.py measures it). Without bubblewrap, the child
 restricts itself before exec (Landlock, then seccomp), and root's capabilities
 are dropped by setpriv (capabilities.py). Both get the resource
 limits and, for root, the tool's cgroup, and an empty temp folder as TMPDIR
@@ -65,12 +67,11 @@ def plan_mode_launch(workspace: Path, layers: Layers,
                      cgroup: CallCgroup | None = None) -> Iterator[Launch]:
     """The launch for one call; leaving the block removes what it made and kills what is left."""
     with ExitStack() as cleanup:
-        launch = Launch(in_child=[call_limits().apply])
+        limits = call_limits()
+        launch = Launch()
         if cgroup:
-            launch.in_child.append(cgroup.join)
             cleanup.callback(cgroup.kill_members)
-        arch = seccomp.architecture() if layers.seccomp else None
-        program = seccomp.program(arch) if arch else None
+        program = seccomp.this_machines_program() if layers.seccomp else None
         private = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         cleanup.callback(shutil.rmtree, private, ignore_errors=True)
         scratch = os.path.join(private, "tmp")
@@ -85,13 +86,18 @@ def plan_mode_launch(workspace: Path, layers: Layers,
             if fd is not None:
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
-            launch.prefix = bwrap_argv(layers.bwrap, workspace, fd, scratch)
+            first = (cgroup.join_commands() if cgroup else []) + limits.shell_commands()
+            launch.prefix = ["bash", "-c", " && ".join([*first, 'exec "$@"']), "bash",
+                             *bwrap_argv(layers.bwrap, workspace, fd, scratch)]
             if ruleset and layers.perl:
                 launch.pass_fds.append(ruleset.fd)
                 launch.prefix += restrict_then_exec(layers.perl, ruleset.fd)
             launch.dies_with_parent = True
             yield launch
             return
+        launch.in_child.append(limits.apply)
+        if cgroup:
+            launch.in_child.append(cgroup.join)
         if ruleset:
             launch.in_child.append(ruleset.restrict)
         if program:

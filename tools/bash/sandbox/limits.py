@@ -34,6 +34,17 @@ class Limits:
         if self.processes is not None:
             _lower(resource.RLIMIT_NPROC, self.processes)
 
+    def shell_commands(self) -> list[str]:
+        """The same limits as bash `ulimit` commands, soft and hard.
+
+        For a launch that sets them without running Python in the child."""
+        limits = [("v", resource.RLIMIT_AS, self.memory // 1024), ("c", resource.RLIMIT_CORE, 0),
+                  ("f", resource.RLIMIT_FSIZE, self.file_size // 1024)]
+        if self.processes is not None:
+            limits.append(("u", resource.RLIMIT_NPROC, self.processes))
+        return [f"ulimit -{option} {_within_hard(which, value, unit=1 if option in 'cu' else 1024)}"
+                for option, which, value in limits]
+
 
 def call_limits() -> Limits:
     """Limits for one call: memory, file size and processes.
@@ -52,6 +63,12 @@ def _tasks_running() -> int:
             return int(loadavg.read().split()[3].split("/")[1])
     except (OSError, IndexError, ValueError):
         return 4096
+
+
+def _within_hard(which: int, value: int, unit: int) -> int:
+    """`value` (in `unit`s, as ulimit counts), lowered to the hard limit in force."""
+    hard = resource.getrlimit(which)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard // unit)
 
 
 def _lower(which: int, value: int) -> None:

@@ -36,6 +36,7 @@ import ctypes
 import platform
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 LOAD_WORD, JUMP_EQUAL, JUMP_AT_LEAST, JUMP_SET, RETURN = 0x20, 0x15, 0x35, 0x45, 0x06
@@ -101,6 +102,13 @@ class _Program(ctypes.Structure):
 def architecture() -> Architecture | None:
     """The table for this machine, or None where the filter is not written for it."""
     return ARCHITECTURES.get(platform.machine())
+
+
+@lru_cache(maxsize=1)
+def this_machines_program() -> bytes | None:
+    """The filter for this machine, assembled once per process; None where there is no table."""
+    arch = architecture()
+    return program(arch) if arch else None
 
 
 def program(arch: Architecture) -> bytes:
