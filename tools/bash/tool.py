@@ -5,7 +5,8 @@ the plan-mode guard lets only read-only commands through, and build mode asks
 before any other. While planning, the command also runs inside the OS sandbox
 (sandbox/launch.py), which contains arbitrary code by itself. Git's
 config-driven programs (fsmonitor, hooks, implicit bare repositories, signature
-checks) are switched off while planning, and in every mode for a command the
+checks: a repository's `format.pretty = %G?` makes a plain `git log` run its
+gpg.program) are switched off while planning, and in every mode for a command the
 classifier judged read-only: such a command runs without a question, and a bare
 repository a clone carried must not start a program through it. (The
 repository's own .git/config is the user's, and stays in force for the rest.)
@@ -34,8 +35,9 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 NO_PROMPTS = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 GIT_SETTINGS_FOR_READS = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null",
-                               "safe.bareRepository": "explicit", "log.showSignature": "false",
-                               "protocol.allow": "never"}
+                          "safe.bareRepository": "explicit", "log.showSignature": "false",
+                          "protocol.allow": "never", "gpg.program": "false",
+                          "gpg.ssh.program": "false", "gpg.x509.program": "false"}
 
 
 def git_environment(settings: dict[str, str]) -> dict[str, str]:

@@ -5,7 +5,9 @@ a repository named outright (`--git-dir`, `--work-tree`: a bare repository a
 clone carried has its own config, and git opens one found by itself only when
 asked explicitly, see tools/bash/tool.py), another exec path, a pager (`-p`, `--paginate`, `git grep -O`), and the options
 that write a file or run a program (`--output`, `--ext-diff`, `--textconv`,
-`--exec`). Repository config that runs programs on read (core.fsmonitor, a
+`--exec`). Checking a signature runs the program the config names (gpg.program),
+so `verify-commit`, `verify-tag`, `--show-signature` and the format placeholders
+that verify (`%G?`, `%GG`, …, `%(signature)`) are not read-only either. Repository config that runs programs on read (core.fsmonitor, a
 pager, hooks) is neutralised by the environment Bash sets (tools/bash.py) and,
 on Linux, by the sandbox.
 """
@@ -25,7 +27,7 @@ READ_ONLY_SUBCOMMANDS = {
     "ls-files", "ls-tree", "cat-file", "describe", "shortlog", "grep", "rev-list",
     "show-ref", "name-rev", "for-each-ref", "count-objects", "whatchanged", "version",
     "diff-tree", "diff-files", "diff-index", "check-ignore", "check-attr", "cherry",
-    "range-diff", "var", "show-branch", "verify-commit", "verify-tag"}
+    "range-diff", "var", "show-branch"}
 LISTING_ONLY = {"branch": "--list", "tag": "--list"}
 SUBCOMMAND_ACTIONS = {"stash": {"list", "show"}, "reflog": {"", "show"},
                       "remote": {"", "-v", "--verbose", "get-url", "show"},
@@ -38,7 +40,8 @@ CONFIG_OPTIONS = Options(
                             "expiry-date includes no-includes"),
     long_valued=long_options("file blob type default"), abbreviations=False)
 UNSAFE_LONG = ("--output", "--ext-diff", "--textconv", "--exec", "--open-files-in-pager",
-               "--upload-pack", "--receive-pack", "--config-env")
+               "--upload-pack", "--receive-pack", "--config-env", "--show-signature")
+VERIFYING_PLACEHOLDERS = ("%G", "%(signature")
 LIST_VALUES = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
                "--sort", "--format", "--color", "--column"}
 ALTERNATIVES = {"--output": "git diff (or git log -p) prints to the screen instead",
@@ -46,7 +49,8 @@ ALTERNATIVES = {"--output": "git diff (or git log -p) prints to the screen inste
                 "--work-tree": "git -C FOLDER, in a repository git finds by itself",
                 "-c": "run the git command without -c",
                 "--ext-diff": "git diff --no-ext-diff",
-                "--textconv": "git diff --no-textconv"}
+                "--textconv": "git diff --no-textconv",
+                "--show-signature": "git log without --show-signature (the signatures stay unchecked)"}
 
 
 def judge_git(args: list[str]) -> Judgement:
@@ -70,6 +74,11 @@ def judge_git(args: list[str]) -> Judgement:
         alternative = next((text for name, text in ALTERNATIVES.items() if name.startswith(flag)),
                            f"git {sub} without {flag}")
         return unsafe(f"git {sub} {flag} writes a file or runs a program", token, alternative)
+    placeholder = next((arg for arg in rest if sub != "grep" and any(
+        verifying in arg for verifying in VERIFYING_PLACEHOLDERS)), "")
+    if placeholder:
+        return unsafe("a signature placeholder runs the configured signing program", placeholder,
+                      "a format without %G… placeholders, e.g. --format='%h %s'")
     if sub in READ_ONLY_SUBCOMMANDS:
         return READ_ONLY
     if sub in LISTING_ONLY:
