@@ -237,6 +237,11 @@ def test_resume_takes_a_unique_start_of_an_id_and_names_the_matches_when_not(wor
     unique = next(answered[:n] for n in range(6, len(answered)) if not planned.startswith(answered[:n]))
     assert live.resume(unique) == answered
     assert live.last_exchange() == ("what does app.py do?", "It greets.")
+    from ui.slash import run_slash_command
+
+    by_command = run_slash_command(f"/resume {planned[:len(unique) + 2]}", live)
+    assert by_command.resumed and planned in by_command.message, by_command.message
+    assert live.last_exchange() == ("plan a   refactor\nof app.py", "Here is my plan.")
     with pytest.raises(AmbiguousSession) as ambiguous:
         live.find("sess_")
     assert answered in str(ambiguous.value) and planned in str(ambiguous.value)

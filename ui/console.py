@@ -200,6 +200,10 @@ class ConsoleView:
         for todo in todos:
             self.console.print(safe_line(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
 
+    def show_markdown(self, text: str) -> None:
+        """Markdown that came from the model, drawn whole and safely (a reprinted answer)."""
+        self.console.print(safe_markdown(text))
+
     def show_plan(self, plan: str) -> None:
         """The plan for review, in a panel."""
         self.console.print(Panel(safe_markdown(plan), title="Plan for approval", border_style="magenta"))

@@ -29,7 +29,7 @@ from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.completion import SlashCompleter
 from ui.slash import command_names, run_slash_command
-from ui.startup import resume_command
+from ui.startup import resume_command, show_last_exchange
 
 
 def is_command(text: str) -> bool:
@@ -146,6 +146,8 @@ def _loop(session: Session, view: ConsoleView, prompt: PromptSession) -> None:
                 continue
             if outcome.message:
                 (view.error if outcome.is_error else view.notice)(outcome.message)
+            if outcome.resumed:
+                show_last_exchange(session, view)
             if outcome.exit:
                 return
             text = outcome.send

@@ -22,7 +22,7 @@ from ui.console import todo_line
 from ui.export import export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.safe_text import safe
-from ui.startup import last_exchange_text, session_lines
+from ui.startup import session_lines
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
@@ -47,12 +47,16 @@ Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the runn
 
 @dataclass(frozen=True)
 class SlashOutcome:
-    """What a command did: text to show, a message to send the model, whether to leave."""
+    """What a command did: text to show, a message to send the model, whether to leave.
+
+    `resumed` says a session was resumed: the REPL reprints its last exchange.
+    """
 
     message: str = ""
     send: str = ""
     exit: bool = False
     is_error: bool = False
+    resumed: bool = False
 
 
 def run_slash_command(line: str, session: Session) -> SlashOutcome:
@@ -172,9 +176,8 @@ def _resume(session: Session, session_id: str) -> SlashOutcome:
                             "session with a copy of its history.", is_error=True)
     except StoreUnavailable as failure:
         return SlashOutcome(f"{failure}. This session goes on unchanged.", is_error=True)
-    exchange = last_exchange_text(session)
-    return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages." +
-                        (f"\n{exchange}" if exchange else ""))
+    return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages.",
+                        resumed=True)
 
 
 def _fork(session: Session, session_id: str) -> SlashOutcome:

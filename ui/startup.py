@@ -22,6 +22,7 @@ from session.journal import Journal
 from session.live import NoSuchSession, Session, SessionBusy
 from session.lock import SessionLock
 from session.store import SessionInfo, SessionStore, StoreUnavailable
+from tools.base import counted
 from ui.console import ConsoleView
 
 
@@ -76,24 +77,26 @@ def resume_if_asked(resume: str | None, continue_latest: bool, session: Session,
         view.error(f"{failure}. Starting a new session in memory; the store is left as it is.")
         return None
     view.notice(f"Resumed {wanted} ({len(session.agent.messages)} messages).")
-    exchange = last_exchange_text(session)
-    if exchange:
-        view.notice(exchange, style="dim")
+    show_last_exchange(session, view)
     return None
 
 
 EXCHANGE_LINES = 20
 
 
-def last_exchange_text(session: Session) -> str:
-    """The resumed session's last exchange, reprinted so the user sees where it stopped."""
+def show_last_exchange(session: Session, view: ConsoleView) -> None:
+    """Reprint a resumed session's last exchange, so the user sees where it stopped."""
     prompt, answer = session.last_exchange()
     if not prompt:
-        return ""
+        return
+    view.notice(f"Where it stopped:\n› {' '.join(prompt.split())}", style="dim")
     lines = answer.strip().splitlines()
-    more = len(lines) - EXCHANGE_LINES
-    shown = "\n".join(lines[:EXCHANGE_LINES]) + (f"\n… {more} more lines" if more > 0 else "")
-    return f"Where it stopped:\n› {' '.join(prompt.split())}\n{shown or '(no answer yet)'}"
+    if not lines:
+        view.notice("(no answer yet)", style="dim")
+        return
+    view.show_markdown("\n".join(lines[:EXCHANGE_LINES]))
+    if len(lines) > EXCHANGE_LINES:
+        view.notice(f"… {counted(len(lines) - EXCHANGE_LINES, 'more line')}", style="dim")
 
 
 def resume_command(session_id: str) -> str:
