@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from agent.events import (AskCountdown, Compacted, Event, MemoryChanged, MessageAdded, ModeChanged,
                           SubAgentDecision, SubAgentFinished, SubAgentStarted, Todo, TodosChanged,
-                          ToolDecision, ToolStarted)
+                          ToolDecision, ToolFinished, ToolStarted)
 from session.lock import SessionLock
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
@@ -32,7 +32,7 @@ RESULT_LOST = ("Result lost: this call started, but the session ended before it 
                "may have done some or all of its work. Check its effects before running it again.")
 
 
-AUDITED = {"mode", "hook", "subagent"}
+AUDITED = {"mode", "hook", "subagent", "review"}
 
 
 def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
@@ -58,6 +58,8 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
                              "visible_at": event.visible_at, "deadline_at": event.deadline_at}
     if isinstance(event, ToolStarted):
         return "started", {"tool_call_id": event.call_id, "tool": event.tool}
+    if isinstance(event, ToolFinished) and event.tool == "ExitPlanMode":
+        return "review", {"outcome": event.summary or event.content.split("\n", 1)[0]}
     if isinstance(event, TodosChanged):
         return "todos", {"todos": [todo.as_dict() for todo in event.new]}
     if isinstance(event, MemoryChanged):

@@ -195,6 +195,8 @@ class Session:
                 lines.append(f"  ◆ mode → {label:5} (by {entry['cause']})")
             elif entry["kind"] == "subagent":
                 lines.append("  ◇ " + _subagent_line(entry))
+            elif entry["kind"] == "review":
+                lines.append(f"      your review: {entry['outcome']}")
             else:
                 lines.extend(_decision_lines(entry))
         return lines

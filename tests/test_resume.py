@@ -64,6 +64,21 @@ def test_every_mode_change_and_hook_decision_is_an_entry(workspace, tmp_path):
     assert messages == session.agent.messages
 
 
+def test_the_trace_says_how_each_plan_review_ended_and_keeps_it_on_resume(workspace, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    session, live = journaled(workspace, store, [
+        turn("", call("ExitPlanMode", plan="p")), turn("", call("ExitPlanMode", plan="p2")),
+        turn("ok")], plan_answers=["add tests", "y"])
+    session.state.enter_plan_mode("/plan")
+    session.run()
+    _, resumed = journaled(workspace, store, [])
+    resumed.resume(session.state.session_id)
+    for trace in (live.trace(), resumed.trace()):
+        reviews = [line.strip() for line in trace if "your review" in line]
+        assert reviews == ["your review: not approved: your feedback goes to the model",
+                           "your review: plan approved (build mode)"]
+
+
 def test_a_compacted_session_resumes_compacted(workspace, tmp_path):
     store = SessionStore(tmp_path / "sessions.db")
     first, live = journaled(workspace, store, [turn("a"), turn("SUMMARY")])
