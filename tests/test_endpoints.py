@@ -11,6 +11,7 @@ without a key, and what a headless run shows where.
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,17 @@ def test_doctor_says_when_the_server_cannot_call_tools(server, workspace, capsys
     code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
     shown = " ".join(out.split())
     assert "cannot call tools" in shown and "--jinja" in shown
+
+
+def test_doctor_fails_when_the_endpoint_does_not_answer(workspace, capsys, monkeypatch):
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}/v1"
+    code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=url)
+    shown = " ".join(out.split())
+    assert code == 1 and "cannot connect" in shown and "parameters dropped" not in shown
+
+
+def test_doctor_with_the_offline_lesson_is_not_a_failure(workspace, capsys, monkeypatch):
+    code, out, err = run_index(capsys, monkeypatch, "--doctor")
+    assert code == 0 and "OPENAI_BASE_URL" in out

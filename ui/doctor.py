@@ -16,6 +16,7 @@ from models.base import ModelError
 from tools.bash.sandbox.status import LayerRow, detect_layers, layer_rows
 from ui.safe_text import safe_line
 
+ENDPOINT = "model endpoint"
 PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
 PROBE_TOOL = {"type": "function", "function": {"name": "Ping", "description": "Does nothing.",
                                                "parameters": {"type": "object", "properties": {}}}}
@@ -30,31 +31,36 @@ def endpoint_row(choose_model: Callable[[], Any]) -> LayerRow:
     try:
         model = choose_model()
     except ModelError as failure:
-        return LayerRow("model endpoint", False, "the configured model", str(failure))
+        return LayerRow(ENDPOINT, False, "the configured model", str(failure))
     describe = getattr(model, "describe_endpoint", None)
     if describe is None:
-        return LayerRow("model endpoint", False, f"{model.name}: no endpoint configured",
-                        "set OPENAI_BASE_URL (and OPENAI_API_KEY unless the server is local)")
+        return LayerRow(ENDPOINT, True, f"{model.name}: no endpoint configured",
+                        "to use one, set OPENAI_BASE_URL (and OPENAI_API_KEY unless it is local)")
     model.max_retries, model.retry_delay = 1, 0.0
     try:
         model.complete(PROBE, [PROBE_TOOL], lambda piece: None)
     except ModelError as failure:
-        return LayerRow("model endpoint", False, describe(), str(failure))
-    return LayerRow("model endpoint", True, describe())
+        return LayerRow(ENDPOINT, False, model.endpoint, str(failure))
+    return LayerRow(ENDPOINT, True, describe())
 
 
 def show_doctor(console: Console, rows: list[LayerRow]) -> int:
-    """Print the table; the exit code is 0 (a missing layer is news, not a failure)."""
-    table = Table(title="stepagent doctor", show_lines=False)
-    table.add_column("layer", style="bold")
-    table.add_column("active")
-    table.add_column("what it does")
-    table.add_column("what its absence leaves open", style="yellow")
+    """Print the table; exit code 1 when the model endpoint cannot be used, else 0.
+
+    A missing sandbox layer is a fact about this machine, shown with what it
+    leaves open; an endpoint that does not answer is something to fix.
+    """
+    table = Table(title="stepagent doctor")
+    table.add_column("layer", style="bold", no_wrap=True)
+    table.add_column("active", no_wrap=True)
+    table.add_column("what it does, or what its absence leaves open")
     for row in rows:
-        table.add_row(row.layer, "[green]yes[/green]" if row.active else "[red]no[/red]",
-                      safe_line(row.detail), safe_line(row.leaves_open))
+        notes = safe_line(row.detail)
+        if row.leaves_open:
+            notes.append_text(safe_line(f"\n{row.leaves_open}", style="yellow"))
+        table.add_row(row.layer, "[green]yes[/green]" if row.active else "[red]no[/red]", notes)
     console.print(table)
-    return 0
+    return 0 if all(row.active for row in rows if row.layer == ENDPOINT) else 1
 
 
 def run_doctor(choose_model: Callable[[], Any]) -> int:
