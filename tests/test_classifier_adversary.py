@@ -57,6 +57,7 @@ def test_characters_the_parser_and_bash_read_differently_are_refused(command):
     "git config --unset user.name", "sort $(echo -o x) f", "$(echo ls) x", "timeout $(echo 5) ls",
     "bash -c \"$(echo ls)\"", "cat <<< $(ls)", "echo $(touch x)", "echo \"$(rm -rf x)\"",
     "echo `ls`", "ls > $(echo x)", "cat <<EOF\n$(touch x)\nEOF", "cat <<< \"$(touch x)\"",
+    "cat < /dev/tcp/127.0.0.1/80", "git --git-dir=x log", "git --work-tree=. status",
 ])
 def test_each_class_of_the_issue_is_refused(command):
     assert not classify(command).read_only

@@ -328,3 +328,26 @@ def test_build_mode_runs_no_program_a_bare_repository_in_the_workspace_names(com
                       permission_answers=[False])
     session.run()
     assert session.questions or not made.exists()
+
+
+@pytest.mark.parametrize("command", ["true < /dev/tcp/127.0.0.1/{port}",
+                                     "ls 0</dev/tcp/127.0.0.1/{port}",
+                                     "pwd < '/dev/tcp/127.0.0.1/{port}'"])
+def test_build_mode_asks_before_bash_opens_a_network_connection(command, scratch):
+    """An input redirection from /dev/tcp looks like reading a file, and connects
+    (the commands here read nothing, so plain bash returns at once)."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        command = command.format(port=listener.getsockname()[1])
+        plain_bash(command, scratch)
+        listener.accept()[0].close()
+        session = Session(scratch, [turn("", call("Bash", command=command)), turn("ok")],
+                          permission_answers=[False])
+        session.run()
+        assert session.questions
+        with pytest.raises(socket.timeout):
+            listener.accept()

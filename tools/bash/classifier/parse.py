@@ -8,8 +8,9 @@ several constructs a planner types.
 
 Everything that could hide or run code is refused here, before any command is
 judged: process substitution, parameter expansion (`$X`, `${IFS}`), ANSI-C
-quoting, brace expansion, assignments in front of a command, redirections other
-than to /dev/null or between descriptors, and every shell construct the
+quoting, brace expansion, assignments in front of a command, output
+redirections other than to /dev/null or between descriptors, any redirection
+from bash's /dev/tcp or /dev/udp (it opens a network connection), and every shell construct the
 classifier does not judge (loops, functions, conditionals). A command
 substitution `$(…)` in an argument is kept: its word is marked dynamic (its
 text is unknown until it runs) and its inner command is handed back to be
@@ -42,6 +43,7 @@ HIDING = {"process_substitution": "process substitution runs a command inside th
           "brace_expression": "brace expansion turns one word into several"}
 OUTPUT_OPERATORS = {">", ">>", "&>", "&>>", ">|", "<>"}
 DESCRIPTOR = re.compile(r"^(\d+|-)$")
+NETWORK_FILES = ("/dev/tcp/", "/dev/udp/")
 GLOB = re.compile(r"(?<!\\)[*?\[]")
 BRACES = re.compile(r"(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
 DISAGREEING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u2000-\u200f\u2028-\u202f"
@@ -225,6 +227,10 @@ def _redirect(node, commands: list[SimpleCommand], accepted: set[int]) -> None:
     target = _word(targets[0]).text if targets else ""
     if op in {">&", "<&", ">&-", "<&-"} and (DESCRIPTOR.match(target) or not targets):
         return
+    if target.startswith(NETWORK_FILES):
+        raise Refused(unsafe("bash opens a network connection for a /dev/tcp or /dev/udp "
+                             "redirection", f"{op} {target}".strip()),
+                      cut=(node.start_byte, node.end_byte))
     if op in OUTPUT_OPERATORS or op in {">&", "<&"}:
         if target != "/dev/null" or op == "<>":
             raise Refused(unsafe("output redirection writes a file", f"{op} {target}".strip()),
