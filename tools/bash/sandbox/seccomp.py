@@ -25,6 +25,9 @@ not already:
   move_pages aimed at any process but the caller (renice, ionice, taskset,
   prlimit -p), and process_madvise: without bubblewrap's PID namespace they
   reach processes outside, and no Landlock scope covers them.
+Allowed on purpose: flock and fcntl locks on files outside. sqlite3 takes a
+read lock to read a database, and a lock ends with the call, whose processes
+all die when it ends (at most its timeout).
 The filter is classic BPF assembled here, a few dozen instructions one can
 read, rather than a dependency on libseccomp. A call through another ABI (32-bit
 code on x86_64, x32) kills the process: its numbers mean other calls.
