@@ -95,7 +95,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "repository-configured program are refused"),
         LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
         LayerRow("seccomp", layers.seccomp,
-                 "no sockets, no chmod/chown/utime/xattr, no io_uring, no new sessions"
+                 "no sockets, no chmod/chown/utime/xattr/chattr, no renice or ionice of other "
+                 "processes, no io_uring, no new sessions"
                  if layers.seccomp else "no filter written for this architecture",
                  "" if layers.seccomp else
                  "a command can connect to unix sockets outside (tmux, docker, ssh agent)"
