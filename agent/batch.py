@@ -20,13 +20,14 @@ from __future__ import annotations
 import ctypes
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from tools.base import ToolResult, error
 
 INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
-STOP_GRACE_SECONDS = 10.0
+STOP_GRACE_SECONDS = 3.0  # for all workers together: a Ctrl-C must end the turn soon
 
 
 @dataclass
@@ -153,9 +154,16 @@ def _finished(workers: list[_Worker]) -> int:
 
 
 def _stop(workers: list[_Worker], mailbox: Mailbox) -> None:
-    """Interrupt every running worker and wait (a while) for each to hand back its result."""
+    """Interrupt every running worker and wait, STOP_GRACE_SECONDS in all, for their results.
+
+    The interrupt lands between two bytecodes, so a worker blocked inside a C call
+    (a read that waits) cannot take it: no tool may block like that (tools read
+    without blocking, Bash polls its process in slices). Should one still be stuck,
+    the turn ends anyway and that call's result says it was interrupted.
+    """
     for worker in workers:
         worker.interrupt()
     mailbox.refuse_waiting()
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
     for worker in workers:
-        worker.join(STOP_GRACE_SECONDS)
+        worker.join(max(0.0, deadline - time.monotonic()))

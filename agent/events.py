@@ -104,6 +104,7 @@ class ToolStarted:
 
     call_id: str
     tool: str
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

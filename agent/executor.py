@@ -9,7 +9,8 @@ before any question; each decision as a ToolDecision (the console prints it, the
 journal keeps it in the audit trail). Just before the handler runs, a
 ToolStarted event marks the call as started, so a resume after a crash can tell
 a call that never ran from one whose result was lost; the handler's result is
-emitted as a ToolFinished. When an ask hook asks, the user gets a
+emitted as a ToolFinished, cut to MAX_RESULT_CHARS (tools/base.py): the one
+cap every tool's result passes. When an ask hook asks, the user gets a
 PermissionRequest with a preview of what will run; a "yes, don't ask again"
 adds a session rule, which is consulted only here, after the deny hooks, so it
 can never lift a plan-mode denial.
@@ -36,7 +37,7 @@ from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from hooks.session_rules import SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
-from tools.base import Tool, ToolResult, error
+from tools.base import Tool, ToolResult, capped, error
 from tools.preview import Preview
 from tools.validate import schema_errors
 
@@ -102,7 +103,7 @@ class Executor:
                                             verdict.reason, asked))
         if verdict.decision == "deny":
             return error(verdict.reason)
-        self.state.events.emit(ToolStarted(call.id, call.name))
+        self.state.events.emit(ToolStarted(call.id, call.name, args))
         return Allowed(call, tool, args)
 
     def invoke(self, allowed: Allowed) -> ToolResult:
@@ -110,7 +111,7 @@ class Executor:
         call, tool, args = allowed.call, allowed.tool, allowed.args
         result = error("Not run: the user interrupted the turn (Ctrl-C).")
         try:
-            result = tool.handler(args)
+            result = capped(tool.handler(args))
         except Exception as exc:  # a broken tool must not break the session
             result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
         finally:

@@ -1,9 +1,13 @@
 """What this session changed: each file Write or Edit touched, against its content before.
 
-A listener on the event stream: the first time a Write or Edit names a file,
-its content is kept (or that it did not exist). `/diff` compares that with the
-file now. A call that was denied changed nothing, so its snapshot is still the
-original. Files a Bash command changed are not tracked: only `git diff` knows.
+A listener on the event stream: just before the first Write or Edit of a file
+runs (ToolStarted: the call passed the hooks and the user), its content is kept,
+or that it did not exist. `/diff` compares that with the file now. A call that
+was refused never runs, so the tracker never reads the file it named; nor does
+it read anything outside the workspace, where Write and Edit never write. It
+reads the way Read does (tools/safe_read.py): regular files only, never
+blocking, at most MAX_READ_BYTES; a larger file is named, not compared.
+Files a Bash command changed are not tracked: only `git diff` knows.
 """
 
 from __future__ import annotations
@@ -11,18 +15,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import Event, ToolRequested
-from tools.paths import resolve, shown
+from agent.events import Event, ToolStarted
+from tools.paths import outside_workspace, resolve, shown
 from tools.preview import unified_diff
+from tools.safe_read import MAX_READ_BYTES, read_capped
 
 FILE_TOOLS = {"Write", "Edit"}
 
 
-def _text(path: Path) -> str | None:
+def _text(path: Path) -> tuple[str | None, bool]:
+    """The file's text (None: missing or not readable) and whether it is over the cap."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_capped(path)
     except OSError:
-        return None
+        return None, False
 
 
 @dataclass
@@ -31,21 +37,38 @@ class SessionChanges:
 
     workspace: Path
     originals: dict[Path, str | None] = field(default_factory=dict)
+    too_large: set[Path] = field(default_factory=set)
 
     def on_event(self, event: Event) -> None:
-        """Keep a file's content the first time a Write or Edit names it."""
-        if isinstance(event, ToolRequested) and event.tool in FILE_TOOLS:
-            name = event.args.get("file_path")
-            if isinstance(name, str):
-                path = resolve(self.workspace, name)
-                if path not in self.originals:
-                    self.originals[path] = _text(path) if path.is_file() else None
+        """Keep a file's content just before the first Write or Edit of it runs."""
+        if not (isinstance(event, ToolStarted) and event.tool in FILE_TOOLS):
+            return
+        name = event.args.get("file_path")
+        if not isinstance(name, str):
+            return
+        path = resolve(self.workspace, name)
+        if path in self.originals or path in self.too_large or outside_workspace(self.workspace, path):
+            return
+        text, cut = _text(path)
+        if cut:
+            self.too_large.add(path)
+        else:
+            self.originals[path] = text
+
+    def clear(self) -> None:
+        """Forget every file: a new conversation starts from the files as they are."""
+        self.originals.clear()
+        self.too_large.clear()
 
     def diff(self) -> str:
         """A unified diff of every file changed since its first Write or Edit, '' when none."""
         parts = []
         for path, before in self.originals.items():
-            after = _text(path) if path.is_file() else None
-            if after != before:
+            after, cut = _text(path)
+            if cut:
+                parts.append(f"# {shown(self.workspace, path)}: now over {MAX_READ_BYTES} bytes, not compared\n")
+            elif after != before:
                 parts.append(unified_diff(before or "", after or "", shown(self.workspace, path)))
+        parts += [f"# {shown(self.workspace, path)}: over {MAX_READ_BYTES} bytes, not compared\n"
+                  for path in self.too_large]
         return "".join(parts)

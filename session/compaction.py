@@ -26,6 +26,7 @@ from models.base import ContextOverflow
 from session.reminders import todo_lines, wrap
 from state import AppState
 from tools.plan_file import saved_plan
+from tools.safe_read import read_capped
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -47,7 +48,10 @@ def continuity(state: AppState, workspace: Path) -> str:
              else "Plan mode is off."]
     saved = saved_plan(workspace, state.session_id)
     if saved:
-        text = saved.read_bytes()[:MAX_PLAN_BYTES].decode("utf-8", errors="replace")
+        try:
+            text = read_capped(saved, MAX_PLAN_BYTES)[0]
+        except OSError:
+            text = "(it cannot be read)"
         lines.append(f"A plan file exists from plan mode at {saved}:\n{text}\n"
                      "If this plan is relevant to the current work and not yet complete, continue it.")
     lines.append("Todo list:\n" + todo_lines(state.todos))

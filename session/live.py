@@ -63,7 +63,7 @@ class Session:
         self.agent.messages.clear()
         self.agent.state.resume_session(new_session_id())
         self.usage.reset()
-        self.changes.originals.clear()
+        self.changes.clear()
         self.journal.audit.clear()
         return old
 

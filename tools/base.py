@@ -15,11 +15,14 @@ being asked (tools/preview.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from tools.judgement import Judgement
 from tools.preview import Preview
+
+
+MAX_RESULT_CHARS = 100_000  # about 25,000 tokens: what one tool result may put into the history
 
 
 @dataclass
@@ -73,6 +76,20 @@ def counted(count: int, noun: str) -> str:
     """`1 line`, `2 lines`, `3 matches`: a count with its noun in the right number."""
     plural = noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
     return f"{count} {noun if count == 1 else plural}"
+
+
+def capped(result: ToolResult) -> ToolResult:
+    """The result cut to MAX_RESULT_CHARS, with a note saying what was cut and how to see the rest.
+
+    The executor applies it to every result, so no tool can flood the history, the
+    journal or memory, whatever its own limits.
+    """
+    if len(result.content) <= MAX_RESULT_CHARS:
+        return result
+    note = (f"\n[… cut: this result had {len(result.content):,} characters and only the first "
+            f"{MAX_RESULT_CHARS:,} are kept. Ask for less at a time: Read with offset and limit, "
+            "a narrower Grep, Bash output through head, tail or grep.]")
+    return replace(result, content=result.content[:MAX_RESULT_CHARS] + note)
 
 
 def error(message: str) -> ToolResult:

@@ -9,7 +9,6 @@ file whole.
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,53 +16,25 @@ from typing import Any
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.paths import inside, outside_workspace, resolve, shown
 from tools.preview import diff_preview, edit_preview, write_preview
+from tools.safe_read import MAX_READ_BYTES, read_capped
 
 OWN_FOLDER = ".stepagent"
 IGNORE_EVERYTHING = "# stepagent's own files (plans): kept out of commits\n*\n"
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
-MAX_READ_BYTES = 10_000_000
-KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-         stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+READ_MAX_CHARS = 90_000  # under the executor's MAX_RESULT_CHARS, so Read's own note says where to go on
 
 
-class NotARegularFile(OSError):
-    """Read opens only regular files: a FIFO blocks, a device like /dev/zero never ends."""
-
-
-def read_capped(path: Path) -> tuple[str, bool]:
-    """The text of a regular file, at most MAX_READ_BYTES of it, and whether it was cut.
-
-    Checked before it is opened, since opening a FIFO or a device already acts on
-    whoever is at the other end (a writer gets SIGPIPE when we close); then opened
-    without blocking and checked again on the descriptor, so a path swapped in
-    between cannot hang the call. O_NOATIME, where allowed, leaves the access time."""
-    _refuse_unless_regular(os.stat(path).st_mode)
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
-    except PermissionError:
-        fd = os.open(path, flags)
-    try:
-        _refuse_unless_regular(os.fstat(fd).st_mode)
-        os.set_blocking(fd, True)
-        chunks, size = [], 0
-        while size <= MAX_READ_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_READ_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    return data[:MAX_READ_BYTES].decode("utf-8", errors="replace"), len(data) > MAX_READ_BYTES
-
-
-def _refuse_unless_regular(mode: int) -> None:
-    kind = stat.S_IFMT(mode)
-    if kind != stat.S_IFREG:
-        raise NotARegularFile(0, f"it is {KINDS.get(kind, 'not a regular file')}, not a file")
+def _numbered(lines: list[str], start: int) -> list[str]:
+    """The lines with their numbers, as many as fit in READ_MAX_CHARS (always the first)."""
+    out, size = [], 0
+    for number, line in enumerate(lines, start):
+        entry = f"{number:6}\t{line[:LINE_WIDTH]}"
+        size += len(entry) + 1
+        if out and size > READ_MAX_CHARS:
+            break
+        out.append(entry)
+    return out
 
 
 def _umask() -> int:
@@ -124,11 +95,13 @@ def make_file_tools(workspace: Path) -> list[Tool]:
             return error(f"Cannot read {shown(workspace, path)}: {exc.strerror}.")
         lines = text.splitlines()
         start = max(int(args.get("offset", 1)), 1)
-        limit = int(args.get("limit", READ_LIMIT))
-        chosen = lines[start - 1:start - 1 + limit]
-        body = "\n".join(f"{n:6}\t{line[:LINE_WIDTH]}" for n, line in enumerate(chosen, start))
+        wanted = lines[start - 1:start - 1 + int(args.get("limit", READ_LIMIT))]
+        chosen = _numbered(wanted, start)
+        body = "\n".join(chosen)
         remaining = len(lines) - (start - 1 + len(chosen))
         more = f"\n… {remaining} more lines; read on with offset={start + len(chosen)}." if remaining > 0 else ""
+        if len(chosen) < len(wanted):
+            more += f" (A Read returns at most {READ_MAX_CHARS} characters.)"
         if cut and remaining <= 0:
             more += f"\n… the file is longer than {MAX_READ_BYTES} bytes; Read stops there (use Bash head/tail)."
         summary = (f"Read {len(chosen)} of {counted(len(lines), 'line')}" if remaining > 0 or start > 1
@@ -156,9 +129,14 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         if refusal:
             return error(refusal)
         try:
-            text = path.read_text(encoding="utf-8")
+            text, cut = read_capped(path, errors="strict")
         except OSError as exc:
             return error(f"Cannot read {shown(workspace, path)}: {exc.strerror}.")
+        except UnicodeDecodeError:
+            return error(f"{shown(workspace, path)} is not UTF-8 text; Edit changes only text files.")
+        if cut:
+            return error(f"{shown(workspace, path)} is longer than {MAX_READ_BYTES} bytes; "
+                         "Edit changes only smaller files.")
         old, new = args["old_string"], args["new_string"]
         count = text.count(old) if old else 0
         if count == 0:

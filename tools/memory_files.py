@@ -26,10 +26,12 @@ from pathlib import Path
 
 from tools.files import write_inside
 from tools.paths import inside
+from tools.safe_read import read_capped
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
 MAX_NAME = 64
+MAX_MEMORY_BYTES = 1_000_000  # a memory is a note; more than this is not one
 PROMPT_INDEX_CHARS = 6000
 FRONT = re.compile(r"\A---\n(.*?)\n---\n?(.*)\Z", re.DOTALL)
 
@@ -80,7 +82,7 @@ def render(memory: Memory) -> str:
 def parse(path: Path) -> Memory | None:
     """A memory file read back; None when it has no usable front matter."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text, _ = read_capped(path, MAX_MEMORY_BYTES)
     except OSError:
         return None
     match = FRONT.match(text)
@@ -148,7 +150,7 @@ class MemoryFolder:
     def prompt_index(self, max_chars: int = PROMPT_INDEX_CHARS) -> str:
         """MEMORY.md as the system prompt carries it, cut at a line to at most `max_chars`."""
         try:
-            lines = (self.root / INDEX).read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = read_capped(self.root / INDEX, MAX_MEMORY_BYTES)[0].splitlines()
         except OSError:
             return ""
         entries = [line for line in lines if line.startswith("- ")]

@@ -3,7 +3,8 @@
 UI-free data: the command a Bash call will run, the unified diff an Edit will
 make, the content (or the diff against the existing file) a Write will leave.
 The console draws it (ui/preview.py); the core only computes it. A preview
-never changes anything: it reads the file the call names, nothing else.
+never changes anything: it reads the file the call names, the safe way
+(tools/safe_read.py), and only inside the workspace, where the call can act.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from tools.paths import resolve, shown
+from tools.paths import outside_workspace, resolve, shown
+from tools.safe_read import read_capped
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,12 @@ def diff_preview(before: str, after: str, name: str) -> Preview:
 
 
 def _current_text(path: Path) -> str | None:
+    """The file's text, read the safe way; None when it cannot be read whole."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        text, cut = read_capped(path)
     except OSError:
         return None
+    return None if cut else text
 
 
 def edit_preview(workspace: Path, args: dict[str, Any]) -> Preview:
@@ -63,9 +67,11 @@ def edit_preview(workspace: Path, args: dict[str, Any]) -> Preview:
     path = resolve(workspace, args["file_path"])
     name = shown(workspace, path)
     old, new = args["old_string"], args["new_string"]
-    text = _current_text(path)
+    outside = bool(outside_workspace(workspace, path))
+    text = None if outside else _current_text(path)
     if text is None or not old or old not in text:
-        problem = "cannot be read" if text is None else "does not contain old_string"
+        problem = ("is outside the workspace" if outside else "cannot be read" if text is None
+                   else "does not contain old_string")
         return replace(diff_preview(old, new, name), note=f"{name} {problem}: this edit will fail")
     after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
     return diff_preview(text, after, name)
@@ -75,9 +81,12 @@ def write_preview(workspace: Path, args: dict[str, Any]) -> Preview:
     """A new file's content, or the diff against the file the Write replaces."""
     path = resolve(workspace, args["file_path"])
     name = shown(workspace, path)
+    content = args["content"]
+    if outside_workspace(workspace, path):
+        return Preview("content", content, name, added=len(content.splitlines()),
+                       note=f"{name} is outside the workspace: this write will fail")
     text = _current_text(path) if path.is_file() else None
     if text is None:
-        content = args["content"]
         return Preview("content", content, name, added=len(content.splitlines()))
     return diff_preview(text, args["content"], name)
 

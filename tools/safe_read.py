@@ -1,0 +1,112 @@
+"""Reading a file a model named without acting on it: the one way host-side code does it.
+
+Read, the previews of Write and Edit, Edit itself and the /diff tracker all read
+files whose names came from the model, in the stepagent process itself, outside
+any sandbox. Reading must therefore change nothing and always return soon:
+
+- only a regular file is opened. Its type is checked before the open, since
+  opening a FIFO or a device already acts on whoever is at the other end (a
+  writer gets SIGPIPE when we close), and again on the descriptor, so a path
+  swapped in between is caught too;
+- never a file of a kernel pseudo-filesystem (PSEUDO_FILESYSTEMS). There a read
+  is a call into the kernel that makes the content up, and some of those calls
+  act: /proc/kmsg and tracefs's trace_pipe hand each message to one reader only
+  (the next reader never sees it) and wait for the next one when none is left.
+  Nothing in stat() tells /proc/kmsg from /proc/cpuinfo (both regular, size 0,
+  same device), so the rule is by filesystem: statfs() names it;
+- the descriptor stays non-blocking while we read, so whatever still could
+  wait (a filesystem we do not know) fails with EAGAIN instead;
+- O_NOATIME, where allowed, leaves the access time alone;
+- at most `limit` bytes are loaded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import stat
+import sys
+from pathlib import Path
+
+MAX_READ_BYTES = 10_000_000
+KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+         stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+PSEUDO_FILESYSTEMS = {  # statfs f_type values, from linux/magic.h
+    0x9FA0: "procfs", 0x62656572: "sysfs", 0x74726163: "tracefs", 0x64626720: "debugfs",
+    0x73636673: "securityfs", 0x62656570: "configfs", 0x27E0EB: "cgroupfs", 0x63677270: "cgroup2",
+    0xCAFE4A11: "bpffs", 0xDE5E81E4: "efivarfs", 0x6165676C: "pstore",
+}
+_STATFS_BUFFER = 256  # larger than struct statfs on every Linux ABI; f_type is its first field
+
+
+class NotARegularFile(OSError):
+    """A file host-side code will not read: not a regular file, or made up by the kernel."""
+
+
+def read_capped(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
+    """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
+
+    Decoded as UTF-8 (`errors` as for bytes.decode) with line ends as text-mode
+    reading gives them (\\r\\n and a lone \\r become \\n). Raises OSError
+    (NotARegularFile for what it refuses to open) and never blocks.
+    """
+    data, cut = _read_bytes(path, limit)
+    return data.decode("utf-8", errors=errors).replace("\r\n", "\n").replace("\r", "\n"), cut
+
+
+def _read_bytes(path: Path, limit: int) -> tuple[bytes, bool]:
+    _refuse_unless_regular(os.stat(path).st_mode)
+    _refuse_pseudo_filesystem(_filesystem_type(str(path)))
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
+    except PermissionError:
+        fd = os.open(path, flags)
+    try:
+        _refuse_unless_regular(os.fstat(fd).st_mode)
+        _refuse_pseudo_filesystem(_filesystem_type(fd))
+        data = _read_up_to(fd, limit + 1)
+    finally:
+        os.close(fd)
+    return data[:limit], len(data) > limit
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    chunks, total = [], 0
+    while total < size:
+        try:
+            chunk = os.read(fd, min(1 << 20, size - total))
+        except BlockingIOError:
+            raise NotARegularFile(errno.EAGAIN, "reading it would wait for data") from None
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def _refuse_unless_regular(mode: int) -> None:
+    kind = stat.S_IFMT(mode)
+    if kind != stat.S_IFREG:
+        raise NotARegularFile(0, f"it is {KINDS.get(kind, 'not a regular file')}, not a file")
+
+
+def _refuse_pseudo_filesystem(kind: int | None) -> None:
+    if kind in PSEUDO_FILESYSTEMS:
+        raise NotARegularFile(0, f"it is a {PSEUDO_FILESYSTEMS[kind]} file, made up by the kernel "
+                                 "as it is read, and such reads can act")
+
+
+def _filesystem_type(target: str | int) -> int | None:
+    """statfs's f_type for a path or a descriptor; None off Linux, where the rule does not apply."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(_STATFS_BUFFER)
+    failed = (libc.fstatfs(target, buffer) if isinstance(target, int)
+              else libc.statfs(os.fsencode(target), buffer))
+    if failed:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF
