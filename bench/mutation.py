@@ -134,14 +134,15 @@ def report(work: Path) -> None:
               f"{len(equal)} equivalent; " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
         survivors += [(name, by_name[name], lines) for name, lines in alive.items()
                       if name not in wording and name not in equal]
-        listed += [(name, equivalent[name]) for name in equal]
+        listed += [(name, equivalent[name], alive[name]) for name in equal]
     print(f"  {sum(map(len, found.values()))} mutants in all; {len(survivors)} left to kill or explain")
     for name, status, lines in survivors:
         print(f"\n{name} ({status})\n" + "\n".join(lines))
     if listed:
-        print("\nknown equivalent mutants:")
-        for name, reason in listed:
-            print(f"  {name}: {reason}")
+        print("\nknown equivalent mutants (numbers shift when a file changes: check each change "
+              "still fits its reason):")
+        for name, reason, lines in listed:
+            print(f"  {name}: {reason}\n" + "\n".join(f"    {line}" for line in lines))
 
 
 def main() -> None:

@@ -42,12 +42,14 @@ def fill(store: SessionStore, session_id: str) -> float:
 
 
 def main() -> None:
-    store = SessionStore(Path(tempfile.mkdtemp()) / "sessions.db")
-    per_append = fill(store, "sess_bench")
-    expression = match_expression(QUERY)
-    query = median_seconds(lambda: store.search("sess_bench", expression, 200), RUNS)
-    whole = median_seconds(lambda: relevant_passages(store, "sess_bench", QUERY, 6000), RUNS)
-    common = median_seconds(lambda: store.search("sess_bench", '"parser" OR "token"', 200), RUNS)
+    with tempfile.TemporaryDirectory(prefix="stepagent-bench-fts-") as folder:
+        store = SessionStore(Path(folder) / "sessions.db")
+        per_append = fill(store, "sess_bench")
+        expression = match_expression(QUERY)
+        query = median_seconds(lambda: store.search("sess_bench", expression, 200), RUNS)
+        whole = median_seconds(lambda: relevant_passages(store, "sess_bench", QUERY, 6000), RUNS)
+        common = median_seconds(lambda: store.search("sess_bench", '"parser" OR "token"', 200), RUNS)
+        store.close()
     print(f"session of {ENTRIES:,} entries; query {QUERY!r}")
     print(f"FTS5 query (BM25, 200 candidates): {query * 1000:.2f} ms (median of {RUNS})")
     print(f"FTS5 query on words in most entries: {common * 1000:.2f} ms (median of {RUNS})")

@@ -224,6 +224,8 @@ NESTED_FOUR_DEEP = "bash -c " + shlex.quote("bash -c " + shlex.quote("bash -c " 
     ("timeout 5 $(echo touch) x", "$(echo touch)", "run the inner command on its own first"),
     ('bash -c "$(echo ls)"', "$(echo ls)", "run the inner command on its own first"),
     ("echo f.txt | xargs git log", "git", "run the command on named files"),
+    ("echo x | xargs bash -c ls", "bash", "run the command on named files"),
+    ("echo f.txt | xargs ./cat", "./cat", "call the command by its name"),
     ("xargs --bogus cat", "--bogus", "run the inner command directly"),
 ])
 def test_each_refusal_names_its_token_and_alternative(command, token, alternative):
