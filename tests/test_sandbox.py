@@ -360,3 +360,18 @@ def test_root_in_the_call_holds_no_capability(files, layers):
         pytest.skip("only root starts with capabilities to lose")
     result, _ = sandboxed(files, layers, "grep -E '^Cap(Prm|Eff|Bnd|Amb|Inh)' /proc/self/status")
     assert result.count("0000000000000000") == 5, result
+
+
+@pytest.mark.parametrize("layers", [FULL])
+def test_the_launch_runs_nothing_from_the_environment_outside_the_sandbox(files, layers, tmp_path,
+                                                                         monkeypatch):
+    made = tmp_path / "outside" / "made.txt"
+    startup = tmp_path / "outside" / "startup.sh"
+    startup.write_text(f"touch {made}\n")
+    monkeypatch.setenv("BASH_ENV", str(startup))
+    monkeypatch.setenv("BASH_FUNC_echo%%", f"() {{ touch {made}; }}")
+    plain(files, "echo hi")
+    assert made.exists(), "plain bash runs both"
+    made.unlink()
+    result, _ = sandboxed(files, layers, "true")
+    assert not made.exists(), result

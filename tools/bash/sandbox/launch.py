@@ -1,6 +1,6 @@
 """How a plan-mode Bash call starts: the layers of status.Layers put together.
 
-With bubblewrap the call runs as `bash -c 'join the cgroup, ulimit …; exec
+With bubblewrap the call runs as `bash -p -c 'join the cgroup, ulimit …; exec
 "$@"' bwrap … -- perl … bash -c CMD` with the seccomp filter passed on a pipe
 and the Landlock ruleset as a descriptor, which perl applies inside
 (landlock_in_bwrap.py): no Python runs between fork and exec, so the call
@@ -87,7 +87,9 @@ def plan_mode_launch(workspace: Path, layers: Layers,
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
             first = (cgroup.join_commands() if cgroup else []) + limits.shell_commands()
-            launch.prefix = ["bash", "-c", " && ".join([*first, 'exec "$@"']), "bash",
+            # -p: the trampoline runs outside the sandbox, so it reads no BASH_ENV
+            # and imports no exported functions (an `echo` function could replace its own).
+            launch.prefix = ["bash", "-p", "-c", " && ".join([*first, 'exec "$@"']), "bash",
                              *bwrap_argv(layers.bwrap, workspace, fd, scratch)]
             if ruleset and layers.perl:
                 launch.pass_fds.append(ruleset.fd)
