@@ -150,6 +150,16 @@ def test_a_read_returns_at_most_its_cap_and_says_where_to_read_on(workspace):
     assert after.content.startswith(f"{last + 1:6}\tx\n{last + 2:6}\tx")
 
 
+def test_edit_refuses_a_file_over_the_cap_and_leaves_it_whole(workspace):
+    huge = workspace / "huge.txt"
+    huge.write_bytes(b"a" * MAX_READ_BYTES + b"b\n")
+    edit = next(t for t in make_file_tools(workspace) if t.name == "Edit")
+    result = edit.handler({"file_path": "huge.txt", "old_string": "a", "new_string": "c",
+                           "replace_all": True})
+    assert result.is_error and "longer than" in result.content
+    assert huge.stat().st_size == MAX_READ_BYTES + 2
+
+
 def test_every_tool_result_is_cut_to_one_cap_with_a_note(workspace, tmp_path):
     session, live = journaled(workspace, SessionStore(tmp_path / "s.db"),
                               [turn("", call("Read", file_path="any.txt")), turn("ok")], mode="yolo")

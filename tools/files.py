@@ -153,7 +153,8 @@ def make_file_tools(workspace: Path) -> list[Tool]:
 
     path_arg = {"type": "string", "description": "Path, absolute or relative to the workspace."}
     return [
-        Tool("Read", "Read a text file with line numbers. Use offset and limit for long files.",
+        Tool("Read", "Read a text file with line numbers. Use offset and limit for long files; "
+             f"one Read returns at most {READ_MAX_CHARS:,} characters.",
              object_schema({"file_path": path_arg},
                            {"offset": {"type": "integer", "minimum": 1},
                             "limit": {"type": "integer", "minimum": 1}}),
