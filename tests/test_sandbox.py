@@ -375,3 +375,17 @@ def test_the_launch_runs_nothing_from_the_environment_outside_the_sandbox(files,
     made.unlink()
     result, _ = sandboxed(files, layers, "true")
     assert not made.exists(), result
+
+
+@pytest.mark.parametrize("layers", [FULL])
+def test_reading_leaves_access_times_alone(files, layers):
+    """relatime still updates a file's access time on the first read after a change;
+    the read-only mount stops that (without bubblewrap it is not stopped: the doctor says so)."""
+    when = 1_000_000_000
+    os.utime(files / "f.txt", (when, when))
+    plain(files, "cat f.txt")
+    if (files / "f.txt").stat().st_atime == when:
+        pytest.skip("this filesystem does not update access times")
+    os.utime(files / "f.txt", (when, when))
+    result, _ = sandboxed(files, layers, "cat f.txt; ls -la > /dev/null")
+    assert "hello" in result and (files / "f.txt").stat().st_atime == when
