@@ -16,7 +16,8 @@ from common import ROOT, median_seconds  # noqa: F401
 
 from state import AppState
 from tools.plan_mode import PlanReview
-from tools.search import glob_arguments, grep_arguments, ripgrep
+from tools.ripgrep import ripgrep
+from tools.search import glob_arguments, grep_arguments
 from tools.toolset import build_tools
 
 RUNS = 5

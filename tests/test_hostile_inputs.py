@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from state import AppState
 from tools.bash.sandbox.status import detect_layers
 from tools.files import MAX_READ_BYTES, make_file_tools
 from tools.search import make_search_tools, ripgrep
@@ -121,9 +120,7 @@ def test_read_leaves_the_access_time_alone(workspace):
 
 
 def planning_search(workspace: Path, name: str):
-    state = AppState()
-    state.enter_plan_mode("test")
-    return {t.name: t for t in make_search_tools(workspace, state)}[name]
+    return {t.name: t for t in make_search_tools(workspace)}[name]
 
 
 @pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")

@@ -6,64 +6,48 @@ are joined to their option (`--glob=…`, `--regexp=…`) and a file name comes
 after `--`, so `--pre=PROG` as a pattern or a file named `-x` stays text, and
 `--no-config` keeps a ripgrep config file from adding options.
 
-While planning, ripgrep runs in a read-only view of the filesystem (bubblewrap,
-where it is available): even relatime updates a file's access time when it is
-read, and plan mode promises that no file's times change. Without bubblewrap
-they may change; the doctor's table says so.
+In every mode ripgrep runs bounded in memory, time and output (tools/ripgrep.py),
+and where bubblewrap runs, in a read-only view holding only the searched tree
+(tools/ignore_files.py says why: a cloned repository's ignore files can be links
+to a FIFO, /proc/kmsg or /dev/zero). Being read-only, the view also leaves access
+times alone, as plan mode promises. Without bubblewrap those times may change
+(the doctor's table says so) and a search whose ignore files lead to anything
+but a regular file is refused. The kernel's folders (/, /proc, /sys, /dev) are
+never searched: their files act when read.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from state import AppState
 from tools.base import Tool, ToolResult, counted, error, object_schema
-from tools.bash.sandbox.bwrap import read_only_view_argv
+from tools.bash.sandbox.bwrap import search_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
+from tools.ignore_files import ignore_tree, in_kernel_folder, stray_ignore_file
 from tools.paths import resolve, shown
+from tools.ripgrep import TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
 
 MAX_RESULTS = 200
-TIMEOUT_SECONDS = 60
-NOTHING_SEARCHED = "No files were searched"
 
 
-def ripgrep() -> str:
-    """The rg that came with this environment's ripgrep wheel, else the one on PATH."""
-    beside_python = Path(sys.executable).with_name("rg")
-    if beside_python.exists():
-        return str(beside_python)
-    found = shutil.which("rg")
-    if not found:
-        raise FileNotFoundError("ripgrep (rg) is not installed; install the requirements first.")
-    return found
-
-
-def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None) -> tuple[list[str], str]:
-    """Rg's output lines and its error text ('' when it ran cleanly).
-
-    A `prefix` runs it inside a sandbox."""
-    try:
-        done = subprocess.run([*(prefix or []), ripgrep(), "--no-config", "--color", "never",
-                               *arguments], cwd=cwd,
-                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return [], str(exc)
-    if done.returncode > 1 and NOTHING_SEARCHED not in done.stderr:
-        return [], done.stderr.strip() or f"rg exited with {done.returncode}"
-    return done.stdout.splitlines(), ""
-
-
-def _capped(lines: list[str], what: str) -> str:
-    if not lines:
+def _capped(found: Found, what: str, order=list) -> str:
+    """The first MAX_RESULTS lines, and how many more there are (or at least are)."""
+    if not found.lines:
         return f"No {what} found."
+    lines = order(found.lines)
     text = "\n".join(lines[:MAX_RESULTS])
-    if len(lines) > MAX_RESULTS:
-        text += f"\n… {len(lines) - MAX_RESULTS} more {what}; narrow the pattern or the path."
+    more = len(lines) - MAX_RESULTS
+    if not found.complete:
+        text += (f"\n… the search stopped after {len(lines)} {what}, there are more; "
+                 "narrow the pattern or the path.")
+    elif more > 0:
+        text += f"\n… {more} more {what}; narrow the pattern or the path."
     return text
+
+
+def _summary(found: Found, noun: str) -> str:
+    return ("" if found.complete else "more than ") + counted(len(found.lines), noun)
 
 
 def glob_arguments(pattern: str) -> list[str]:
@@ -79,24 +63,33 @@ def grep_arguments(pattern: str, glob: str | None = None, file: str | None = Non
             f"--regexp={pattern}", *target]
 
 
-def make_search_tools(workspace: Path, state: AppState | None = None,
-                      layers: Callable[[], Layers] = detect_layers) -> list[Tool]:
-    """Glob and Grep, both run by ripgrep in the workspace; read-only view while `state` plans."""
+def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_layers) -> list[Tool]:
+    """Glob and Grep, both run by ripgrep in the workspace, in its bubblewrap view where there is one."""
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
 
-    def search(arguments: list[str], cwd: Path) -> tuple[list[str], str]:
-        bwrap = layers().bwrap if state and state.plan_mode else None
-        return run_ripgrep(arguments, cwd, read_only_view_argv(bwrap, cwd) if bwrap else None)
+    def search(arguments: list[str], cwd: Path) -> Found:
+        if cwd == Path("/") or in_kernel_folder(cwd):
+            return Found(problem=f"{cwd} is the whole file system or the kernel's own: its files act "
+                         "when read (/proc/kmsg blocks, /dev/zero never ends); search a folder below /")
+        bwrap = layers().bwrap
+        if bwrap:
+            return run_ripgrep(arguments, cwd, search_view_argv(bwrap, ignore_tree(cwd, workspace),
+                                                                ripgrep(), cwd))
+        stray = stray_ignore_file(cwd, TIMEOUT_SECONDS)
+        if stray:
+            return Found(problem=f"{stray}; ripgrep would open it as an ignore file, and without "
+                         "bubblewrap nothing hides it. Search a folder without it.")
+        return run_ripgrep(arguments, cwd)
 
     def glob(args: dict[str, Any]) -> ToolResult:
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
-        lines, problem = search(glob_arguments(args["pattern"]), root)
-        if problem:
-            return error(f"Glob failed: {problem}")
-        return ToolResult(_capped(sorted(lines), "files"), summary=counted(len(lines), "file"))
+        found = search(glob_arguments(args["pattern"]), root)
+        if found.problem:
+            return error(f"Glob failed: {found.problem}")
+        return ToolResult(_capped(found, "files", sorted), summary=_summary(found, "file"))
 
     def grep(args: dict[str, Any]) -> ToolResult:
         root = where(args)
@@ -106,12 +99,11 @@ def make_search_tools(workspace: Path, state: AppState | None = None,
             return error(f"{shown(workspace, root)} is not a folder or a regular file; Grep "
                          "searches only those (reading a FIFO or a device acts on it).")
         file = None if root.is_dir() else root.name
-        lines, problem = search(grep_arguments(args["pattern"], args.get("glob"), file),
-                                     root if root.is_dir() else root.parent)
-        if problem:
-            return error(f"Grep failed: {problem}")
-        return ToolResult(_capped(lines, "matching lines"), summary=counted(len(lines), "match"))
-
+        found = search(grep_arguments(args["pattern"], args.get("glob"), file),
+                       root if root.is_dir() else root.parent)
+        if found.problem:
+            return error(f"Grep failed: {found.problem}")
+        return ToolResult(_capped(found, "matching lines"), summary=_summary(found, "match"))
     optional_path = {"path": {"type": "string", "description": "Folder to search (default: workspace)."}}
     return [
         Tool("Glob", "List files matching a glob pattern such as '**/*.py', respecting .gitignore.",

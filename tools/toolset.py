@@ -43,7 +43,7 @@ def build_tools(workspace: Path, state: AppState, present: Callable[[str], PlanR
 
     `list_models` reads the endpoint's catalog for ListModels; `model_name` is the session's model.
     """
-    tools = [*make_file_tools(workspace), *make_search_tools(workspace, state),
+    tools = [*make_file_tools(workspace), *make_search_tools(workspace),
              make_bash_tool(workspace, state, bash_classifier),
              *make_plan_mode_tools(workspace, state, present), *make_todo_tools(state),
              make_list_models_tool(list_models, model_name), make_ask_tool(state, ask, ask_timeout)]

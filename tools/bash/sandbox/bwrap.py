@@ -38,6 +38,7 @@ from pathlib import Path
 
 TMP_BYTES = 64 << 20
 SHM_BYTES = 8 << 20
+SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc/ld.so.cache")
 
 
 @lru_cache(maxsize=1)
@@ -70,11 +71,22 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
     return [*argv, "--"]
 
 
-def read_only_view_argv(bwrap: str, cwd: Path) -> list[str]:
-    """A lighter bwrap for a program stepagent runs itself while planning (ripgrep).
+def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[str]:
+    """A bwrap for ripgrep (Grep, Glob): it sees `tree` and what it needs to run, read-only.
 
-    Everything is read-only, so reading leaves access times alone (the kernel
-    skips the update on a read-only mount), in namespaces of its own."""
-    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
-            "--new-session", "--chdir", str(cwd), "--"]
+    ripgrep opens every ignore file it meets (.gitignore, .ignore, .rgignore)
+    and follows symbolic links to do so, and a cloned repository can carry such
+    links: to a FIFO outside (opening it wakes the writer), to /proc/kmsg (reads
+    block, and consume the kernel's log), to /dev/zero (endless). In this view
+    nothing outside `tree` exists: no /proc, no /dev, no /tmp, only the system's
+    /usr and libraries and the rg binary, so such a link dangles. Everything is
+    read-only, so reading leaves access times alone too (the kernel skips the
+    update on a read-only mount), and the namespaces are its own.
+    """
+    system = [argument for folder in SYSTEM_FOLDERS for argument in ("--ro-bind-try", folder, folder)]
+    home = Path.home()
+    git_ignores = [argument for path in (home / ".gitconfig", home / ".config" / "git")
+                   for argument in ("--ro-bind-try", str(path), str(path))]
+    return [bwrap, *system, *git_ignores, "--ro-bind", str(tree), str(tree),
+            "--ro-bind", program, program, "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--chdir", str(cwd), "--"]

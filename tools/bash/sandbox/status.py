@@ -92,7 +92,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "file metadata is guarded by seccomp alone, no network namespace, a process "
                  "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob) "
                  "can update its access time; git commands that can run a "
-                 "repository-configured program are refused"),
+                 "repository-configured program are refused, and so are Grep and Glob in a tree "
+                 "whose ignore files lead to a FIFO, a device or a kernel file"),
         LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
         LayerRow("seccomp", layers.seccomp,
                  "no sockets, no chmod/chown/utime/xattr/chattr, no renice or ionice of other "
