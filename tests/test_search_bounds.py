@@ -120,10 +120,13 @@ def test_in_the_view_a_link_to_a_device_or_an_outside_file_dangles(clone, tmp_pa
 
 
 @pytest.mark.parametrize("link", ["/dev/zero", "/proc/version", "/proc/self/mounts"])
-def test_without_bubblewrap_a_link_to_a_device_or_kernel_file_is_refused(clone, link):
-    workspace = clone({"sub/.gitignore": link})
+@pytest.mark.parametrize("where", ["sub/.gitignore", ".git/info/exclude"])
+def test_without_bubblewrap_a_link_to_a_device_or_kernel_file_is_refused(clone, link, where):
+    workspace = clone({})
+    (workspace / where).unlink(missing_ok=True)
+    os.symlink(link, workspace / where)
     text, failed = search(workspace, replace(detect_layers(), bwrap=None), "Grep", pattern="hello")
-    assert failed and "sub/.gitignore" in text and link.split("/")[1] in text
+    assert failed and where in text and link.split("/")[1] in text
 
 
 @pytest.mark.parametrize("layers", layer_configurations())

@@ -1,15 +1,16 @@
 """The ignore files ripgrep reads for Grep and Glob, and which of them it must not open.
 
-ripgrep reads .gitignore, .ignore and .rgignore in the searched folder, below
-it and in its parents, and follows a symbolic link to read one. git creates
-such links when it clones, so a repository can point them anywhere: at a FIFO
-outside (opening it wakes its writer), at /proc/kmsg (reading blocks, and takes
-the kernel's log), at /dev/zero (endless). Where bubblewrap runs, ripgrep sees
-only `ignore_tree` (tools/bash/sandbox/bwrap.py: search_view_argv), so such a
-link dangles. Without bubblewrap, `stray_ignore_file` looks first (a walk that
-opens no file: about a second for 100,000 files), and each ignore file must lead
-to a regular file outside /proc, /sys and /dev. (A link swapped between the look and the search is not
-caught; nothing stepagent runs while planning can swap one.)
+ripgrep reads .gitignore, .ignore, .rgignore and .git/info/exclude in the
+searched folder, below it and in its parents, and follows a symbolic link to
+read one. git creates such links when it clones, so a repository can point them
+anywhere: at a FIFO outside (opening it wakes its writer), at /proc/kmsg
+(reading blocks, and takes the kernel's log), at /dev/zero (endless). Where
+bubblewrap runs, ripgrep sees only `ignore_tree` (tools/bash/sandbox/bwrap.py:
+search_view_argv), so such a link dangles. Without bubblewrap,
+`stray_ignore_file` looks first (a walk that opens no file: about a second for
+100,000 files), and each ignore file must lead to a regular file outside /proc,
+/sys and /dev. (A link swapped between the look and the search is not caught;
+nothing stepagent runs while planning can swap one.)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+GIT_EXCLUDE = Path(".git", "info", "exclude")
 KERNEL_FOLDERS = ("/proc", "/sys", "/dev")
 
 
@@ -40,11 +42,13 @@ def in_kernel_folder(path: Path) -> bool:
 def stray_ignore_file(folder: Path, timeout: float) -> str:
     """'' when every ignore file ripgrep would read is safe to open, else which one is not and why."""
     deadline = time.monotonic() + timeout
-    candidates = [parent / name for parent in folder.parents for name in IGNORE_FILES]
-    for top, _folders, files in os.walk(folder):
+    candidates = [parent / name for parent in folder.parents for name in (*IGNORE_FILES, GIT_EXCLUDE)]
+    for top, folders, files in os.walk(folder):
         if time.monotonic() > deadline:
             return f"{folder}: its ignore files could not all be checked within {timeout} s"
         candidates += [Path(top, name) for name in IGNORE_FILES if name in files]
+        if ".git" in folders:
+            candidates.append(Path(top, GIT_EXCLUDE))
     for path in candidates:
         why = _unsafe(path)
         if why:
