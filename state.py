@@ -29,9 +29,12 @@ class PermissionMode(str, Enum):
 MODE_CYCLE = ("plan", "build", "edit", "yolo")
 
 
+SESSION_ID_PREFIX = "sess_"
+
+
 def new_session_id() -> str:
     """A fresh session id: `sess_` and 16 hex digits."""
-    return "sess_" + secrets.token_hex(8)
+    return SESSION_ID_PREFIX + secrets.token_hex(8)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from session.store import SessionInfo, SessionStore, StoreUnavailable
 from session.changes import SessionChanges
 from session.reminders import reminder_kind
 from session.usage import UsageMeter
-from state import PermissionMode, new_session_id
+from state import SESSION_ID_PREFIX, PermissionMode, new_session_id
 
 AMBIGUOUS_SHOWN = 5
 
@@ -99,21 +99,30 @@ class Session:
         return earlier[0].id if earlier else ""
 
     def find(self, wanted: str) -> str:
-        """The stored session's id that is `wanted`, or the one id that starts with it.
+        """This workspace's stored session whose id is `wanted`, or the one id that starts with it.
 
+        The `sess_` every id begins with may be left out. Only this workspace's sessions match,
+        as only they are listed; an exact id from another workspace is refused, naming it.
         NoSuchSession when there is none; AmbiguousSession, naming them, when several start with it.
         """
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
-        if self.store.exists(wanted):
+        workspace = self.agent.workspace
+        owner = self.store.workspace_of(wanted)
+        if owner is not None and owner != str(workspace):
+            raise NoSuchSession(f"session {wanted} belongs to another workspace, {owner}; resume it "
+                                "from there")
+        if owner is not None:
             return wanted
-        matches = self.store.ids_starting(wanted) if wanted else []
+        starts = {wanted, SESSION_ID_PREFIX + wanted.removeprefix(SESSION_ID_PREFIX)} if wanted else ()
+        matches = sorted({found for start in starts
+                          for found in self.store.ids_starting(start, workspace)})
         if len(matches) > 1:
             shown = ", ".join(matches[:AMBIGUOUS_SHOWN]) + (", …" * (len(matches) > AMBIGUOUS_SHOWN))
             raise AmbiguousSession(f"{len(matches)} sessions start with {wanted}: {shown}; give more "
                                    "of the id")
         if not matches:
-            raise NoSuchSession(f"no session {wanted} in {self.store.path}")
+            raise NoSuchSession(f"no session of this workspace starts with {wanted!r}")
         return matches[0]
 
     def resume(self, wanted: str) -> str:

@@ -237,11 +237,16 @@ class SessionStore:
                           (str(workspace), limit))
         return [SessionInfo(*row[:4], row[4] or "", _mode_name(row[5])) for row in rows]
 
-    def ids_starting(self, prefix: str) -> list[str]:
-        """The stored session ids that start with `prefix`, in order."""
-        rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id",
-                          (prefix,))
+    def ids_starting(self, prefix: str, workspace: Path) -> list[str]:
+        """This workspace's session ids that start with `prefix`, in order (the list's filter)."""
+        rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 "
+                          "AND workspace = ?2 ORDER BY id", (prefix, str(workspace)))
         return [row[0] for row in rows]
+
+    def workspace_of(self, session_id: str) -> str | None:
+        """The workspace a stored session belongs to, None if there is no such session."""
+        rows = self._read("SELECT workspace FROM sessions WHERE id = ?", (session_id,))
+        return rows[0][0] if rows else None
 
     def search(self, session_id: str, expression: str, limit: int) -> list[tuple[int, str, str]]:
         """The session's messages matching an FTS5 expression, best first: (seq, role, text)."""
