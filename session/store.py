@@ -116,7 +116,7 @@ class SessionInfo:
         prompt = " ".join(self.first_prompt.split())
         prompt = prompt if len(prompt) <= PROMPT_WIDTH else prompt[:PROMPT_WIDTH - 1] + "…"
         this = "  (this session)" if self.id == current else ""
-        return (f"{mark} {self.id}  {age(now - self.updated):>8}  {self.mode:5}  "
+        return (f"{mark} {self.id}  {age(now - self.updated):>{AGE_WIDTH}}  {self.mode:5}  "
                 f"{prompt or '(no prompt yet)'}{this}")
 
 
@@ -133,6 +133,7 @@ def age(seconds: float) -> str:
 
 
 PROMPT_WIDTH = 60
+AGE_WIDTH = len("59 min ago")
 FIRST_PROMPT = ("SELECT json_extract(f.payload, '$.content') FROM entries f WHERE f.session_id = s.id "
                 "AND f.kind = 'message' AND json_extract(f.payload, '$.role') = 'user' "
                 "AND json_type(f.payload, '$.content') = 'text' "

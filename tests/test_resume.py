@@ -299,6 +299,7 @@ def test_the_exit_hint_repeats_the_command_the_user_ran(workspace, tmp_path):
         terminal.expect_text("hello back")
         terminal.expect("›")
         terminal.sendline("/exit")
-        terminal.expect_text(f"Resume this session with: {launcher} --resume sess_")
+        terminal.expect_text("Resume this session with:")
+        terminal.expect_text(f"{launcher} --resume sess_")
     finally:
         terminal.close()

@@ -228,6 +228,11 @@ class ConsoleView:
         """A line for the user; any part of it may be untrusted (titles, paths, summaries)."""
         self.console.print(safe_line(text, style=style))
 
+    def command(self, label: str, command: str) -> None:
+        """`label`, then a command on a line of its own that is never broken, so it can be copied."""
+        self.notice(label, style="dim")
+        self.console.print(safe_line(command, style="bold"), soft_wrap=True)
+
     def error(self, text: str) -> None:
         """An error in red; its text may quote untrusted input."""
         self.console.print(safe_line(f"error: {text}", style="bold red"))

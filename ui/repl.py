@@ -119,7 +119,7 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
         _loop(session, view, prompt)
     finally:
         if agent.messages:
-            view.notice(f"Resume this session with: {resume_command(state.session_id)}", style="dim")
+            view.command("Resume this session with:", resume_command(state.session_id))
     return 0
 
 
@@ -146,6 +146,8 @@ def _loop(session: Session, view: ConsoleView, prompt: PromptSession) -> None:
                 continue
             if outcome.message:
                 (view.error if outcome.is_error else view.notice)(outcome.message)
+            if outcome.markdown:
+                view.show_markdown(outcome.markdown)
             if outcome.resumed:
                 show_last_exchange(session, view)
             if outcome.exit:

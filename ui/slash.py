@@ -49,10 +49,12 @@ Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the runn
 class SlashOutcome:
     """What a command did: text to show, a message to send the model, whether to leave.
 
-    `resumed` says a session was resumed: the REPL reprints its last exchange.
+    `resumed` says a session was resumed: the REPL reprints its last exchange. `markdown`
+    is the model's text, drawn after the message as an answer is drawn live.
     """
 
     message: str = ""
+    markdown: str = ""
     send: str = ""
     exit: bool = False
     is_error: bool = False
@@ -160,16 +162,13 @@ def _compact(session: Session) -> SlashOutcome:
         summary = session.compact()
     except ModelError as failure:
         return SlashOutcome(f"Compaction failed, the history is unchanged: {failure}", is_error=True)
-    return SlashOutcome(f"Compacted. Summary:\n{summary}")
+    return SlashOutcome("Compacted. Summary:", markdown=summary)
 
 
 def _resume(session: Session, session_id: str) -> SlashOutcome:
     try:
         if not session_id:
-            rows = session_lines(session.recent(), session.agent.state.session_id)
-            return SlashOutcome("Sessions in this workspace (newest first, ● this one):\n" +
-                                "\n".join(rows) + "\nResume one with /resume ID (a unique start of "
-                                "the id will do)." if rows else "No stored sessions here.")
+            return SlashOutcome(_session_list(session))
         session_id = session.resume(session_id)
     except SessionBusy as busy:
         return SlashOutcome(f"{busy.args[0].capitalize()}; /fork {session_id} continues it in a new "
@@ -178,6 +177,17 @@ def _resume(session: Session, session_id: str) -> SlashOutcome:
         return SlashOutcome(f"{failure}. This session goes on unchanged.", is_error=True)
     return SlashOutcome(f"Resumed {session_id}: {len(session.agent.messages)} messages.",
                         resumed=True)
+
+
+def _session_list(session: Session) -> str:
+    """This workspace's sessions; the ● is promised only when this session is stored and listed."""
+    sessions, current = session.recent(), session.agent.state.session_id
+    if not sessions:
+        return "No stored sessions here."
+    marked = ", ● this one" if any(info.id == current for info in sessions) else ""
+    return (f"Sessions in this workspace (newest first{marked}):\n" +
+            "\n".join(session_lines(sessions, current)) +
+            "\nResume one with /resume ID (a unique start of the id will do).")
 
 
 def _fork(session: Session, session_id: str) -> SlashOutcome:

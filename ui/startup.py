@@ -140,6 +140,8 @@ def list_sessions(store: SessionStore | None, workspace: Path, view: ConsoleView
         return 1
     for line in session_lines(sessions):
         view.notice(line)
-    view.notice(f"Resume one with: {resume_command('ID')} (a unique start of the id will do)."
-                if sessions else "No stored sessions in this workspace.")
+    if sessions:
+        view.command("Resume one with (a unique start of the id will do):", resume_command("ID"))
+    else:
+        view.notice("No stored sessions in this workspace.")
     return 0
