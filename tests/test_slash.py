@@ -27,7 +27,7 @@ def test_todos_trace_compact_and_resume(workspace, tmp_path):
     first.run("start")
     assert run_slash_command("/todos", live).message == "☐ Do it"
     assert "TodoWrite" in run_slash_command("/trace", live).message
-    assert "THE SUMMARY" in run_slash_command("/compact", live).message
+    assert "THE SUMMARY" in run_slash_command("/compact", live).markdown
 
     second, other = journaled(workspace, store, [])
     listing = run_slash_command("/resume", other).message
