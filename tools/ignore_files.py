@@ -7,9 +7,9 @@ anywhere: at a FIFO outside (opening it wakes its writer), at /proc/kmsg
 (reading blocks, and takes the kernel's log), at /dev/zero (endless). Where
 bubblewrap runs, ripgrep sees only `ignore_tree` (tools/bash/sandbox/bwrap.py:
 search_view_argv), so such a link dangles. Without bubblewrap,
-`stray_ignore_file` looks first (a walk that opens no file: about a second for
-100,000 files), and each ignore file must lead to a regular file outside /proc,
-/sys and /dev. (A link swapped between the look and the search is not caught;
+`stray_ignore_file` looks first (a walk that opens no file: 0.06 s for
+stepagent's own tree, 2 s for the 140,000 entries of /usr), and each ignore file
+must lead to a regular file outside /proc, /sys and /dev. (A link swapped between the look and the search is not caught;
 nothing stepagent runs while planning can swap one.)
 """
 
