@@ -26,7 +26,8 @@ daemon and no root. What each option gives:
   outside the sandbox.
 - `--die-with-parent`: killed when stepagent dies; `--new-session`: no
   terminal to push keystrokes into (TIOCSTI).
-- `--seccomp FD`: the system-call filter of seccomp.py, loaded last.
+- `--seccomp FD`: the system-call filter of seccomp.py, loaded last; then
+  the call's first program applies Landlock (landlock_in_bwrap.py).
 """
 
 from __future__ import annotations

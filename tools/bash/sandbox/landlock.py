@@ -1,8 +1,10 @@
 """A Landlock ruleset that lets a child process read everything and write nothing.
 
-A layer of the plan-mode sandbox, used where bubblewrap is missing (Landlock
-forbids the mounts bubblewrap makes, so the two cannot be stacked). Writes are
-allowed only to /dev/null and to one private temporary folder. Where the kernel
+A layer of the plan-mode sandbox: on its own where bubblewrap is missing, and
+inside bubblewrap, applied after its mounts (Landlock forbids mounting), where
+it stops what a read-only mount allows: opening a FIFO for writing
+(landlock_in_bwrap.py). Writes are allowed only to /dev/null and beneath one
+private folder made for the call. Where the kernel
 offers them, ABI 4 handles TCP bind and connect (no rule allows any, so there
 is no TCP) and ABI 6 scopes signals and abstract unix sockets to the sandbox.
 Landlock governs file contents, not metadata (chmod, times, xattrs): the
@@ -10,7 +12,7 @@ seccomp filter covers those. It is inherited, cannot be lifted by the child,
 and `no_new_privs` stops a setuid binary from escaping it.
 
 The ruleset is built in the parent; the child only calls two syscalls between
-fork and exec, so nothing heavy runs in the forked process.
+fork and exec (or perl calls one inside bubblewrap), so nothing heavy runs there.
 """
 
 from __future__ import annotations
