@@ -6,6 +6,9 @@ from __future__ import annotations
 import _thread
 import ctypes
 import os
+import shutil
+import subprocess
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -138,6 +141,35 @@ def test_read_and_the_previews_leave_proc_kmsg_alone(workspace, kernel_log_with_
     assert "will fail" in edit.note
     within(10, lambda: write_preview(workspace, {"file_path": "/proc/kmsg", "content": "x"}))
     assert unread_kernel_log() >= kernel_log_with_unread_lines, "the kernel log was consumed"
+
+
+READ_TRACE_PIPE = """
+import sys, threading
+from pathlib import Path
+from tools.files import make_file_tools
+read = next(t for t in make_file_tools(Path.cwd()) if t.name == "Read")
+out = []
+reader = threading.Thread(target=lambda: out.append(read.handler({"file_path": sys.argv[1]})), daemon=True)
+reader.start()
+reader.join(10)
+print("blocked" if reader.is_alive() else out[0].content)
+"""
+
+
+def test_read_refuses_tracefs_trace_pipe(workspace, tmp_path):
+    """trace_pipe consumes what it returns and waits when empty; tracefs is mounted in a private
+    mount namespace (root only, as CI runs), so the host's tracing is left alone."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to mount tracefs privately")
+    mount = tmp_path / "tracing"
+    mount.mkdir()
+    script = (f"mount -t tracefs nodev {mount} || exit 77; "
+              f"exec {sys.executable} -c '{READ_TRACE_PIPE}' {mount}/trace_pipe")
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                          cwd=Path(__file__).parent.parent, timeout=60)
+    if done.returncode == 77:
+        pytest.skip("tracefs cannot be mounted here")
+    assert "tracefs file" in done.stdout, done.stdout + done.stderr
 
 
 def test_a_read_returns_at_most_its_cap_and_says_where_to_read_on(workspace):
