@@ -152,7 +152,8 @@ READ_ONLY = [
     "git log -p -1", "git config --get user.name", "git remote -v", "git stash list",
     "git describe --always", "git shortlog -sn HEAD", "git cat-file -p HEAD", "git ls-tree HEAD",
     "git rev-list --count HEAD", "git -C . status --short", "git --no-pager log -1 --format=%s",
-    "rg hello", "rg -n world -g '*.txt'", "diff f.txt f.txt", "du -s dir", "stat -c %s f.txt",
+    "rg --sort path hello", "rg --sort path -n world -g '*.txt'",  # rg's own order varies per run
+    "diff f.txt f.txt", "du -s dir", "stat -c %s f.txt",
     "file f.txt", "realpath f.txt", "pwd", "echo hello", "printf '%s\\n' a b", "which ls",
     "od -c f.txt | head -2", "md5sum f.txt", "ls | grep f", "ls 2>/dev/null",
     "cat f.txt 2>&1 | head -1", "cat <<EOF\nhello\nEOF", "bash -c 'ls dir'", "timeout 5 ls",
@@ -160,7 +161,7 @@ READ_ONLY = [
     "find . -maxdepth 1 -type d", "seq 3", "basename dir/a.py", "jq -n 1", "xxd f.txt | head -1",
     "git log --format=%H -1 | cut -c1-7", "grep -l hello f.txt dir/a.py || true",
     "echo $(git log -1 --format=%s)", "echo \"$(cat f.txt)\"", "wc -l $(git ls-files)",
-    "test -f f.txt", "printf '%s\\n' hello", "sort --reverse f.txt", "rg -n -i HELLO",
+    "test -f f.txt", "printf '%s\\n' hello", "sort --reverse f.txt", "rg --sort path -n -i HELLO",
     "timeout -s KILL 5 ls", "awk -F: '{ print $1 }' f.txt", "sed -n ':a;N;$!ba;p' f.txt",
     "xargs -0 echo < /dev/null", "uniq -c f.txt", "sort -k1,1 -t, f.txt",
 ]
