@@ -6,13 +6,16 @@ this machine offers (full: bubblewrap + seccomp + Landlock + limits; without
 bubblewrap: Landlock + seccomp + limits), minus the same outside plan mode (no
 sandbox). The variants take turns, call by call, so a change in the machine's
 load falls on all of them alike; the load average is printed before and after,
-since the machine is shared and a busy one doubles every figure. The target is
-for the full sandbox's added median; a miss prints MISSED.
+since the machine is shared and a busy one doubles every figure. Beside the wall
+time, the CPU time each call costs (stepagent's own and its children's), which
+a busy machine hardly changes. The target is for the full sandbox's added
+median wall time; a miss prints MISSED.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -58,19 +61,23 @@ def time_the_sandbox(workspace: Path) -> None:
         tools["without bubblewrap"] = _bash(workspace, replace(detected, bwrap=None))
     print(f"load average before: {_load()}")
     times: dict[str, list[float]] = {name: [] for name in tools}
+    cpu: dict[str, list[float]] = {name: [] for name in tools}
     for _ in range(RUNS):
         for name, bash in tools.items():
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), _cpu_seconds()
             bash.handler({"command": "true"})
             times[name].append(time.perf_counter() - start)
+            cpu[name].append(_cpu_seconds() - cpu_start)
     print(f"load average after:  {_load()}")
     plain = statistics.median(times["outside plan mode"]), min(times["outside plan mode"])
-    print(f"Bash 'true' outside plan mode: {_shown(plain)}")
+    print(f"Bash 'true' outside plan mode: {_shown(plain)}; "
+          f"CPU {statistics.median(cpu['outside plan mode']) * 1000:.2f} ms per call (median)")
     for name in list(tools)[1:]:
         sandboxed = statistics.median(times[name]), min(times[name])
         added = (sandboxed[0] - plain[0]) * 1000
         line = (f"{name}: {_shown(sandboxed)}; added {added:.2f} ms (median), "
                 f"{(sandboxed[1] - plain[1]) * 1000:.2f} ms (fastest) per call")
+        line += f"; CPU {statistics.median(cpu[name]) * 1000:.2f} ms per call (median)"
         if name == "full sandbox":
             line += " " + verdict(added, TARGET_MS, f"{TARGET_MS} ms added, median")
         print(line)
@@ -82,6 +89,12 @@ def _bash(workspace: Path, layers: Layers | None) -> Tool:
     if layers:
         state.enter_plan_mode("bench")
     return make_bash_tool(workspace, state, classify, layers=lambda: layers or detect_layers())
+
+
+def _cpu_seconds() -> float:
+    """CPU time used so far by this process and the children it has waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _load() -> str:
