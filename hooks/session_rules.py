@@ -79,6 +79,11 @@ class SessionRules:
         if rule not in self.rules:
             self.rules.append(rule)
 
+    def forget(self) -> list[AllowRule]:
+        """Drop every rule (a lesson that starts again asks again); returns the rules dropped."""
+        dropped, self.rules = self.rules, []
+        return dropped
+
     def matching(self, tool: str, args: dict[str, Any]) -> AllowRule | None:
         """The first rule that covers this call, if any."""
         return next((rule for rule in self.rules if rule.matches(tool, args)), None)

@@ -168,3 +168,22 @@ def test_ctrl_c_at_the_write_question_then_a_message_asks_again(workspace):
     session.run("go on")
     assert session.model.steps_taken[-3:] == ["write_again", "check", "done"]
     assert (workspace / FILE).exists()
+
+
+def test_slash_lesson_forgets_the_dont_ask_again_rules_so_build_mode_asks_again(workspace, tmp_path):
+    from session.store import SessionStore
+    from tests.harness import journaled
+    from ui.slash import run_slash_command
+
+    session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [], plan_answers=["y"],
+                              permission_answers=[PermissionAnswer(True, remember=True)])
+    session.agent.model = session.model = load_lesson()
+    session.run("add a greeting file")
+    assert [r.tool for r in session.permission_requests] == ["Write"]
+    outcome = run_slash_command("/lesson", live)
+    assert "Write" in outcome.message, "the user is told which rule was forgotten"
+    session.plan_answers.append("y")
+    session.permission_answers.append(True)
+    session.run("again")
+    assert [r.tool for r in session.permission_requests] == ["Write", "Write"], \
+        "the lesson says build mode asks before each change: it does"

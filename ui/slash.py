@@ -32,9 +32,9 @@ HELP = """Commands:
   /last          show the whole output of the latest command
   /usage         tokens spent in this session, and how full the context window is
   /diff          what this session's Write and Edit calls changed, as a diff
-  /clear         start a fresh conversation (a new session; the mode stays)
+  /clear         start a fresh conversation (a new session; mode and "don't ask again" rules stay)
   /model [NAME]  list the endpoint's models, or switch to one
-  /lesson        restart the offline lesson (a fresh conversation, in build mode)
+  /lesson        restart the offline lesson (a fresh conversation, in build mode, asking again)
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
   /fork ID       continue a session in a new one with a copy of its history
@@ -91,7 +91,10 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
                             "(changes made by Bash commands are not tracked; try git diff).")
     if name == "/clear":
         old = session.clear()
-        return SlashOutcome(f"A fresh conversation. The previous one is kept as {old}.")
+        kept = session.agent.executor.rules.rules
+        rules = (f" Your \"don't ask again\" answers still hold ({', '.join(r.label for r in kept)})."
+                 if kept else "")
+        return SlashOutcome(f"A fresh conversation. The previous one is kept as {old}.{rules}")
     if name == "/model":
         return _model(session, rest)
     if name == "/lesson":
@@ -151,8 +154,10 @@ def _lesson(session: Session) -> SlashOutcome:
                             "OPENAI_BASE_URL) to take it.", is_error=True)
     old = session.clear()
     session.agent.state.select("build", "/lesson")
+    forgotten = [rule.label for rule in session.agent.executor.rules.forget()]
+    rules = f" Build mode asks again for {', '.join(forgotten)}." if forgotten else ""
     return SlashOutcome(f"The lesson starts again in a fresh conversation (the previous one is kept "
-                        f"as {old}). Try: /plan add a greeting file")
+                        f"as {old}).{rules} Try: /plan add a greeting file")
 
 
 def _compact(session: Session) -> SlashOutcome:
