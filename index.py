@@ -43,6 +43,14 @@ ENVIRONMENT = """environment:
   STEPAGENT_HOME   where sessions, history and memory live (default: ~/.stepagent)
   EDITOR           what /memory NAME opens"""
 
+EXIT_CODES = """exit codes:
+  0    answered (-p), or the REPL, --resume list, --doctor or --check ended well
+  1    the model, a limit or an internal error failed the run; --doctor or --check found a problem
+  2    bad arguments, a --script or --model that cannot be used, or no session to resume
+  3    the session to resume is open in another stepagent process (-p never forks it)
+  4    -p: a plan awaits approval, nothing was changed (--approve-plan approves it)
+  130  interrupted (Ctrl-C)"""
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line, checked; bad values exit with status 2 and a usage line."""
@@ -51,9 +59,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     parser = argparse.ArgumentParser(
         prog="stepagent", description="A coding agent that plans before it acts.",
-        epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n-p exit codes: 0 answered, 1 failed, "
-               "2 no such session, 3 the session is open elsewhere, 4 a plan awaits approval (nothing changed), "
-               "130 interrupted.",
+        epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("message", nargs="?", help="start the REPL and send this message first")
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
@@ -110,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         from ui.doctor import run_doctor
 
         return run_doctor(lambda: choose_model(args.script, args.model)[0])
-    view = ConsoleView(Console(stderr=headless), stream_markdown=not headless,
+    view = ConsoleView(Console(stderr=headless, soft_wrap=headless), stream_markdown=not headless,
+                       repl=not headless,
                        sandbox_status=sandbox_status)
     store = startup.open_store(home, view)
     if args.resume == "":

@@ -28,11 +28,16 @@ class PermissionRequest:
 
 @dataclass(frozen=True)
 class PermissionAnswer:
-    """Yes or no; a yes may remember its rule for the session, a no may carry feedback."""
+    """Yes or no; a yes may remember its rule for the session, a no may carry feedback.
+
+    `unanswered` is set when no person could answer (a -p run): it says why, and the
+    denial is that reason's, not the user's.
+    """
 
     allow: bool
     remember: bool = False
     feedback: str = ""
+    unanswered: str = ""
 
 
 Approve = Callable[[PermissionRequest], Union[PermissionAnswer, bool]]

@@ -44,6 +44,7 @@ from tools.validate import schema_errors
 SESSION_RULE = "session-rule"
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
             "or take another approach.")
+UNANSWERED = "no one to ask"
 MAX_PARALLEL = 3
 Guard = Callable[[ToolCall, Callable[[], Any]], Any]
 
@@ -131,6 +132,8 @@ class Executor:
         request = PermissionRequest(tool.name, args, verdict.reason, _preview(tool, args),
                                     offered_rule(tool.name, args))
         answer = as_answer(self.approve(request))
+        if answer.unanswered:
+            return Verdict("deny", UNANSWERED, answer.unanswered), False
         if answer.allow:
             if answer.remember and request.rule is not None:
                 self.rules.add(request.rule)

@@ -162,6 +162,7 @@ class LessonModel:
 
     scenario: dict[str, Any]
     name: str = NAME
+    repl: bool = True
     steps_taken: list[str] = field(default_factory=list)
 
     def list_models(self) -> list[ModelInfo]:
@@ -189,7 +190,7 @@ class LessonModel:
         plan_notes = "".join(scenario["plan_note"].format(number=number, note=note)
                              for number, note in enumerate(progress.notes, 3))
         file_notes = "".join(scenario["content_note"].format(note=note) for note in progress.notes)
-        return {"said": progress.said,
+        return {"said": progress.said, "again": scenario["again"]["repl" if self.repl else "headless"],
                 "because": f" (“{progress.declined_with}”)" if progress.declined_with else "",
                 "plan": scenario["plan"].format(notes=plan_notes),
                 "content": scenario["content"].format(notes=file_notes)}
@@ -203,6 +204,6 @@ def _filled(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-def load_lesson(path: Path = SCENARIO) -> LessonModel:
-    """The lesson model with its words read from the scenario file."""
-    return LessonModel(json.loads(path.read_text(encoding="utf-8")))
+def load_lesson(path: Path = SCENARIO, repl: bool = True) -> LessonModel:
+    """The lesson model with its words read from the scenario file; `repl` False for -p."""
+    return LessonModel(json.loads(path.read_text(encoding="utf-8")), repl=repl)

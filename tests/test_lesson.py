@@ -126,7 +126,7 @@ def test_headless_answers_permission_questions_no_unless_yolo(workspace):
     (workspace / "w.json").write_text('[{"tool_calls": [{"name": "Write", "arguments": '
                                       '{"file_path": "out.txt", "content": "x"}}]}, {"text": "done"}]')
     refused = run_index(workspace, "--script", "w.json", "-p", "write")
-    assert refused.returncode == 0 and "→ no" in refused.stderr
+    assert refused.returncode == 0 and "denied by no one to ask" in refused.stderr
     assert not (workspace / "out.txt").exists()
     allowed = run_index(workspace, "--script", "w.json", "--mode", "yolo", "-p", "write")
     assert allowed.returncode == 0 and (workspace / "out.txt").read_text() == "x"

@@ -91,9 +91,9 @@ def headless_present(view: ConsoleView, approve_plans: bool = False) -> Callable
 def headless_approve(view: ConsoleView) -> Callable[[PermissionRequest], PermissionAnswer]:
     """Nobody can answer in -p: every permission question is answered no, and shown."""
     def approve(request: PermissionRequest) -> PermissionAnswer:
-        view.notice(f"{safe(request.reason)} → no (-p cannot ask; use --mode edit or yolo to allow)",
-                    style="yellow")
-        return PermissionAnswer(False)
+        return PermissionAnswer(False, unanswered=f"Not run: {request.tool} needs the user's "
+                                "permission here, and nobody can answer in a -p run (--mode edit or "
+                                "yolo allows it).")
     return approve
 
 

@@ -82,6 +82,7 @@ class ConsoleView:
 
     console: Console
     stream_markdown: bool = True
+    repl: bool = True
     sandbox_status: Callable[[], str] = lambda: ""
     status: Callable[[], str] = lambda: ""
     ticker: Ticker = field(init=False)
@@ -160,8 +161,11 @@ class ConsoleView:
         """Who allowed or denied the call, and for a denial the reason the model is told."""
         if decision.decision == "deny":
             who = "you" if decision.asked else decision.hook
-            self.console.print(Text(f"{RESULT}denied by {who}", style="bold red"))
-            self.console.print(Padding(Text(safe(decision.reason), style="red"), (0, 0, 0, len(MORE))))
+            self.console.print(Text(f"{RESULT}denied by {safe(who)}", style="bold red"))
+            reason = Text(safe(decision.reason), style="red")
+            # -p's console does not wrap (a log line per line); Padding would pad each line with spaces
+            self.console.print(Text(MORE) + reason if self.console.soft_wrap else
+                               Padding(reason, (0, 0, 0, len(MORE))))
             return
         if decision.asked:
             self.console.print(Text(f"{RESULT}allowed by you", style="green"))
@@ -175,7 +179,8 @@ class ConsoleView:
         if finished.tool == "Bash":
             tail, before = output_tail(finished.content)
             if before:
-                self.console.print(Text(f"{MORE}… {counted(before, 'earlier line')} (/last shows all)", style="dim"))
+                more = " (/last shows all)" if self.repl else ""
+                self.console.print(Text(f"{MORE}… {counted(before, 'earlier line')}{more}", style="dim"))
             for line in tail:
                 self.console.print(Text(MORE + safe(line), style="dim"), overflow="ellipsis",
                                    no_wrap=True)
@@ -230,7 +235,8 @@ class ConsoleView:
 
     def command(self, label: str, command: str) -> None:
         """`label`, then a command on a line of its own that is never broken, so it can be copied."""
-        self.notice(label, style="dim")
+        if label:
+            self.notice(label, style="dim")
         self.console.print(safe_line(command, style="bold"), soft_wrap=True)
 
     def error(self, text: str) -> None:

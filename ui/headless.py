@@ -10,14 +10,12 @@ written byte for byte, since a script reading it wants the model's exact text.
 --output-format stream-json  one JSON object per line as things happen (messages, tool
                              decisions, tool results), then the same final object
 
-Exit codes:
-0 answered (or a plan approved with --approve-plan, and the work done);
-1 the model or a limit failed, or the turn stopped on an internal error;
-4 the model made a plan and nobody approved it: the plan is printed (as the
-  answer, or as `plan` in JSON), not saved, and nothing was changed;
-130 interrupted. Before the turn, ui/startup.py answers 2 for a session that
-cannot be found and 3 for one open in another process (-p refuses rather than
-fork it behind the user's back).
+Exit codes (all of them are listed in index.py's EXIT_CODES): 0 answered (or a
+plan approved with --approve-plan, and the work done); 1 the model or a limit
+failed, or the turn stopped on an internal error; 4 the model made a plan and
+nobody approved it: the plan is printed (as the answer, or as `plan` in JSON),
+not saved, nothing was changed, and the command to review it in the REPL is
+printed; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -31,6 +29,7 @@ from agent.loop import Agent, TurnOutcome
 from session.usage import UsageMeter
 from ui.console import ConsoleView
 from ui.safe_text import safe
+from ui.startup import resume_command
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PLAN_NOT_APPROVED = 4
@@ -51,8 +50,9 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: st
     else:
         _write_json(final_record(outcome, plan, code, agent.state.session_id, usage), sys.stdout)
     if code == PLAN_NOT_APPROVED:
-        view.notice("The plan awaits approval: nothing was changed (exit code 4). Run it in the "
-                    "REPL to review it, or pass --approve-plan.", style="yellow")
+        view.notice("The plan awaits approval: nothing was changed (exit code 4). Pass "
+                    "--approve-plan to approve it, or review it in the REPL:", style="yellow")
+        view.command("", resume_command(agent.state.session_id))
     elif outcome.ending == "interrupted":
         view.error("interrupted")
     elif code == 1:

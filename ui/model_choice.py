@@ -24,11 +24,14 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "gpt-4o-mini"
 LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It plays the step-42 lesson "
-                 "and follows your answers. Try: /plan add a greeting file")
+                 "and follows your answers.")
+LESSON_TRY = " Try: /plan add a greeting file"
 
 
-def choose_model(script: Path | None, name: str | None) -> tuple[Model, str]:
+def choose_model(script: Path | None, name: str | None, repl: bool = True) -> tuple[Model, str]:
     """The model to talk to, and a banner to show (the offline lesson announces itself).
+
+    `repl` says a person types at a REPL: only then do the lesson's words name its commands.
 
     A server on this machine needs no real key. `name` (--model) is checked against the
     endpoint's catalog when it has one: an unknown name is a ModelError listing the nearest ids.
@@ -38,7 +41,7 @@ def choose_model(script: Path | None, name: str | None) -> tuple[Model, str]:
     key = os.environ.get("OPENAI_API_KEY") or ""
     base_url = os.environ.get("OPENAI_BASE_URL") or None
     if not key and not (base_url and is_local(base_url)):
-        return load_lesson(), LESSON_BANNER
+        return load_lesson(repl=repl), LESSON_BANNER + LESSON_TRY * repl
     from models.openai_chat import OpenAIChatModel
 
     threading.Thread(target=lambda: __import__("openai"), daemon=True).start()
@@ -51,7 +54,7 @@ def choose_model(script: Path | None, name: str | None) -> tuple[Model, str]:
 def open_model(script: Path | None, name: str | None, view: "ConsoleView") -> Model | None:
     """The chosen model with its banner shown and its notices on the screen; None after an error shown."""
     try:
-        model, banner = choose_model(script, name)
+        model, banner = choose_model(script, name, view.repl)
     except ModelError as failure:
         view.error(str(failure))
         return None
