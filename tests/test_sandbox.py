@@ -337,14 +337,18 @@ def test_inode_flags_cannot_change_through_a_read_only_descriptor(files, layers,
     "renice -n 3 -p {pid}", "renice -n 3 -g {pid}", "ionice -c 3 -p {pid}", "taskset -p 1 {pid}",
     "prlimit --nofile=7 -p {pid}"])
 def test_no_change_reaches_a_process_the_call_did_not_start(files, layers, command):
-    outsider = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    first, second = (subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(2))
     try:
-        looks = process_settings(outsider.pid)
-        result, _ = sandboxed(files, layers, command.format(pid=outsider.pid))
-        assert process_settings(outsider.pid) == looks, result
+        looks = process_settings(first.pid)
+        plain(files, command.format(pid=first.pid))
+        assert process_settings(first.pid) != looks, "in plain bash the command changes the process"
+        looks = process_settings(second.pid)
+        result, _ = sandboxed(files, layers, command.format(pid=second.pid))
+        assert process_settings(second.pid) == looks, result
     finally:
-        outsider.kill()
-        outsider.wait()
+        for outsider in (first, second):
+            outsider.kill()
+            outsider.wait()
 
 
 def process_settings(pid: int) -> tuple:
