@@ -52,8 +52,8 @@ EXIT_CODES = """exit codes:
   130  interrupted (Ctrl-C)"""
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The command line, checked; bad values exit with status 2 and a usage line."""
+def argument_parser() -> argparse.ArgumentParser:
+    """Every flag stepagent takes, with its help (README.md names each one; a test checks)."""
     from ui.headless import OUTPUT_FORMATS
     from ui.slash import HELP
 
@@ -85,13 +85,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--context-window", type=int, default=128_000, metavar="TOKENS",
                         help="the model's context window (default: %(default)s)")
     parser.add_argument("--doctor", action="store_true",
-                        help="show which plan-mode sandbox layers this machine has, then exit")
+                        help="show which plan-mode sandbox layers this machine has and try the model "
+                        "endpoint with one small request, then exit")
     parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
                         help="compact automatically past this share of the window (default: %(default)s)")
     parser.add_argument("--ask-timeout", type=float, metavar="SECONDS",
                         help="let the model's questions (AskUserQuestion) go on unanswered after "
                         "SECONDS: silent for a fifth of it (at most 60 s), then a countdown; any key "
                         "stops it (default: wait for the user)")
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, checked; bad values exit with status 2 and a usage line."""
+    parser = argument_parser()
     args = parser.parse_args(argv)
     if args.prompt == "-":
         args.prompt = sys.stdin.read()

@@ -113,3 +113,17 @@ def test_the_step_41_delta_counts_the_lines_of_the_current_code():
     drifted = [f"{file}: the table says {cell.strip()}, the code has {counted_lines(ROOT / file, row)}"
                for file, row, cell in rows if cell.strip() != counted_lines(ROOT / file, row)]
     assert not drifted
+
+
+def test_the_readme_names_every_repl_command_and_every_flag():
+    from index import argument_parser
+    from ui.slash import command_names
+
+    readme = doc_text(ROOT / "README.md")
+    code = "\n".join(re.findall(r"```.*?```", readme, re.S) + re.findall(r"`[^`\n]+`", readme))
+    flags = [flag for action in argument_parser()._actions for flag in action.option_strings
+             if flag.startswith("--")]
+    assert "--approve-plan" in flags and "/lesson" in command_names()
+    missing = [name for name in command_names() + flags
+               if not re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w-])", code)]
+    assert not missing, f"README.md does not name: {missing}"
