@@ -144,9 +144,15 @@ def start(exercise: Exercise, target: Path) -> None:
 
 
 def check(exercise: Exercise, folder: Path) -> int:
-    """Run the exercise's tests in `folder`; pytest's exit code."""
+    """Run the exercise's tests in `folder` and say in one last line whether they passed; pytest's exit code."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *exercise.tests]
-    return subprocess.run(command, cwd=folder).returncode
+    code = subprocess.run(command, cwd=folder).returncode
+    if code == 0:
+        print(f"Exercise {exercise.name}: passed. Its tests pass in {folder}.")
+    else:
+        print(f"Exercise {exercise.name}: failed (pytest exit code {code}). Read the first failure "
+              f"above, fix the stubbed function and check again.")
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

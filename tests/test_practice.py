@@ -36,8 +36,12 @@ def test_stubbed_copy_fails_and_the_project_passes(exercise, tmp_path):
     assert all(test in started.stdout for test in exercise.tests)
     for relative, name in exercise.stubs:
         assert f"practice: write {name}" in (copy / relative).read_text()
-    assert run_practice("check", exercise.name, "--dir", str(copy)).returncode != 0
-    assert run_practice("check", exercise.name).returncode == 0
+    failed = run_practice("check", exercise.name, "--dir", str(copy))
+    assert failed.returncode != 0
+    assert failed.stdout.splitlines()[-1].startswith(f"Exercise {exercise.name}: failed")
+    passed = run_practice("check", exercise.name)
+    assert passed.returncode == 0
+    assert passed.stdout.splitlines()[-1].startswith(f"Exercise {exercise.name}: passed")
 
 
 def test_start_refuses_a_folder_that_is_not_empty(tmp_path):

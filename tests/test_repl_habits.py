@@ -83,6 +83,15 @@ def test_usage_counts_reported_tokens(workspace, tmp_path):
     assert "tokens in 1,200 (1,000 cached) · out 30" in shown and "context 0% (1,230 of 128,000" in shown
 
 
+def test_usage_with_a_model_that_reports_none_says_so_without_counting_zero_replies(workspace, tmp_path):
+    session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [turn("hi"), turn("again")])
+    session.run("hello")
+    session.run("and again")
+    shown = run_slash_command("/usage", live).message
+    assert "0 replies" not in shown and "not reported by the server" not in shown, shown
+    assert f"{session.model.name} reports no token usage" in shown and "estimated" in shown
+
+
 def test_p_dash_reads_the_prompt_from_stdin_and_json_formats(workspace, tmp_path):
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"text": "the answer"}]))

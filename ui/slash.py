@@ -84,6 +84,9 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
     if name == "/usage":
         usage = session.usage.session
+        if not usage.reported:
+            return SlashOutcome(f"This session: {session.agent.model.name} reports no token usage, so "
+                                f"none is counted; {session.context_line()}, estimated from the text.")
         return SlashOutcome(f"This session: {usage.line()} over {usage.replies} replies; "
                             f"{session.context_line()}.")
     if name == "/diff":
