@@ -29,7 +29,7 @@ def bash_questions(judge: Callable[[str], Judgement] = classify) -> list[Questio
     questions = []
     for command in COMMANDS:
         verdict = judge(command)
-        why = ("Read-only: the classifier lets it run while planning." if verdict.read_only
+        why = (f"Read-only: {verdict.rule or 'nothing in it writes'}." if verdict.read_only
                else f"Could change something — {verdict.explain()}")
         questions.append(Question(f"$ {command}\n  Can it run while planning?",
                                   ("yes, it is read-only", "no, it could change something"),

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Judgement:
-    """Whether a call can change anything, and if so the rule, token and alternative."""
+    """Whether a call can change anything, and if so the rule, token and alternative.
+
+    A read-only judgement may carry in `rule` why it passed (the Bash quiz explains with it).
+    """
 
     read_only: bool
     rule: str = ""

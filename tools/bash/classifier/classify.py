@@ -45,15 +45,24 @@ def _classify(command: str, depth: int) -> Judgement:
     parsed = parse(command)
     if isinstance(parsed, Judgement):
         return parsed
+    reasons: list[str] = []
     for simple in parsed:
         for inner in simple.substitutions:
             judgement = _classify(inner, depth + 1)
             if not judgement.read_only:
                 return judgement
+            reasons.append(judgement.rule)
         judgement = _judge_simple(simple.words, depth)
         if not judgement.read_only:
             return judgement
-    return READ_ONLY
+        reasons.append(judgement.rule)
+    return _read_only_because(reasons)
+
+
+def _read_only_because(reasons: list[str]) -> Judgement:
+    """A read-only judgement that says why: each command's reason, once."""
+    said = "; ".join(dict.fromkeys(reason for reason in reasons if reason))
+    return Judgement(True, said) if said else READ_ONLY
 
 
 def _judge_simple(words: list[Word], depth: int) -> Judgement:
@@ -107,7 +116,10 @@ def _judge_wrapped(name: str, words: list[Word], table: Options, depth: int) -> 
         i += 1
     if i >= len(words):
         return READ_ONLY if name == "time" else unsafe(f"{name} without a command", name)
-    return _judge_simple(words[i:], depth)
+    inner = _judge_simple(words[i:], depth)
+    if not inner.read_only:
+        return inner
+    return _read_only_because([f"{name} only changes how the command it wraps runs", inner.rule])
 
 
 def _judge_xargs(words: list[Word], depth: int) -> Judgement:

@@ -133,6 +133,14 @@ def _no_arguments(name: str, alternative: str) -> Callable[[list[str]], Judgemen
     return judge
 
 
+RULE_CHECKS = {  # what a command's rule checked, said when the command passes it
+    "find": "no -delete, -exec, -ok or -fprint action",
+    "sed": "no -i (in-place edit) and no w, W or e command",
+    "awk": "its program has no output redirection, pipe or system()",
+    "git": "a subcommand and options that only read, with no configured program run",
+    "sort": "no -o output file",
+}
+
 RULES: dict[str, Callable[[list[str]], Judgement]] = {
     "find": _find,
     "sed": judge_sed,
@@ -159,13 +167,17 @@ def judge_argv(name: str, args: list[str], unknown: str = "") -> Judgement:
     `unknown` is an argument whose text is not known yet (a glob, a `$(…)`).
     """
     if name in PLAIN:
-        return READ_ONLY
+        return Judgement(True, f"{name} only reads or prints (it is on the read-only allowlist)")
     if name in RULES:
         if unknown:
             return unsafe(f"an unquoted glob or a command substitution given to {name} could "
                           "expand to a flag", unknown,
                           "quote the pattern, or list the files with ls first")
-        return RULES[name](args)
+        judgement = RULES[name](args)
+        if judgement.read_only and not judgement.rule:
+            checked = RULE_CHECKS.get(name, "no option that writes")
+            return Judgement(True, f"{name} passes its rule: {checked}")
+        return judgement
     if name in INTERPRETERS:
         if args in (["--version"], ["-V"]):
             return READ_ONLY
