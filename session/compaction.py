@@ -37,6 +37,9 @@ SUMMARY_REQUEST = ("Write a summary of this conversation that lets you continue 
                    "changed, what is done, what remains and the next step. Plain text, no tool calls.")
 
 
+SUMMARY_HEADING = "Summary of the conversation so far:"
+
+
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """About four characters per token: enough to decide when to compact."""
     return len(json.dumps(messages)) // 4
@@ -88,7 +91,7 @@ def compact(agent: "Agent", transcript_chars: int | None = None) -> str:
                    {"role": "user", "content": f"{transcript(agent.messages, transcript_chars)}"
                                                f"\n\n{SUMMARY_REQUEST}"}]
     summary = agent.model.complete(request, [], lambda piece: None).text.strip() or "(empty summary)"
-    kept = (wrap("summary", f"Summary of the conversation so far:\n{summary}"),
+    kept = (wrap("summary", f"{SUMMARY_HEADING}\n{summary}"),
             wrap("continuity", continuity(agent.state, agent.workspace)))
     agent.messages[:] = kept
     agent.state.events.emit(Compacted(kept))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from agent.events import mode_label
 from agent.history import open_calls
 from agent.loop import Agent
-from session.compaction import compact, estimate_tokens
+from session.compaction import SUMMARY_HEADING, compact, estimate_tokens
 from session.journal import Journal, read_session
 from session.store import SessionInfo, SessionStore, StoreUnavailable
 from session.changes import SessionChanges
@@ -164,6 +164,14 @@ class Session:
         answers = [m["content"] for m in messages[spoken[-1] + 1:] if m["role"] == "assistant"
                    and isinstance(m.get("content"), str) and m["content"].strip()]
         return messages[spoken[-1]]["content"], answers[-1] if answers else ""
+
+    def compacted_summary(self) -> str:
+        """The summary a compaction left at the start of the history, '' when there is none."""
+        for message in self.agent.messages:
+            if reminder_kind(message) == "summary":
+                text = message["content"].split("\n", 1)[-1].rsplit("\n", 1)[0]
+                return text.removeprefix(SUMMARY_HEADING).strip()
+        return ""
 
     def last_command_output(self) -> str:
         """The whole result of the latest Bash call, '' if no command has run."""

@@ -67,3 +67,24 @@ def test_the_resume_commands_are_printed_whole_on_their_own_line_at_80_columns(w
     listed = subprocess.run([sys.executable, str(ROOT / "index.py"), "--resume"], cwd=workspace,
                             env=env, capture_output=True, text=True, timeout=60)
     assert f"{LAUNCHER} --resume ID" in listed.stdout.splitlines(), listed.stdout
+
+
+def test_a_compacted_session_resumed_shows_its_summary_drawn_as_markdown(workspace, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from ui.console import ConsoleView
+    from ui.startup import show_last_exchange
+
+    store = SessionStore(tmp_path / "sessions.db")
+    first, live = journaled(workspace, store, [turn("hello"), turn("**Done**: wrote `a.txt`.")])
+    first.run("write a.txt")
+    run_slash_command("/compact", live)
+    _, resumed = journaled(workspace, store, [])
+    resumed.resume(first.state.session_id)
+    console = Console(file=io.StringIO(), width=80, record=True)
+    show_last_exchange(resumed, ConsoleView(console))
+    shown = console.export_text()
+    assert "Where it stopped" in shown and "Done: wrote a.txt." in shown, shown
+    assert "**" not in shown and "`" not in shown and "system-reminder" not in shown

@@ -88,12 +88,21 @@ def show_last_exchange(session: Session, view: ConsoleView) -> None:
     """Reprint a resumed session's last exchange, so the user sees where it stopped."""
     prompt, answer = session.last_exchange()
     if not prompt:
+        summary = session.compacted_summary()
+        if summary:
+            view.notice("Where it stopped (compacted; the summary):", style="dim")
+            _show_lines(summary, view)
         return
     view.notice(f"Where it stopped:\n› {' '.join(prompt.split())}", style="dim")
-    lines = answer.strip().splitlines()
-    if not lines:
+    if not answer.strip():
         view.notice("(no answer yet)", style="dim")
         return
+    _show_lines(answer, view)
+
+
+def _show_lines(markdown: str, view: ConsoleView) -> None:
+    """Markdown drawn as it was live, cut to EXCHANGE_LINES lines."""
+    lines = markdown.strip().splitlines()
     view.show_markdown("\n".join(lines[:EXCHANGE_LINES]))
     if len(lines) > EXCHANGE_LINES:
         view.notice(f"… {counted(len(lines) - EXCHANGE_LINES, 'more line')}", style="dim")
