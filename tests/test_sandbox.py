@@ -334,16 +334,17 @@ def test_inode_flags_cannot_change_through_a_read_only_descriptor(files, layers,
 
 @pytest.mark.parametrize("layers", LAYER_SETS)
 @pytest.mark.parametrize("command", [
-    "renice -n 3 -p {pid}", "renice -n 3 -g {pid}", "ionice -c 3 -p {pid}", "taskset -p 1 {pid}",
-    "prlimit --nofile=7 -p {pid}"])
+    "renice -n {nice} -p {pid}", "renice -n {nice} -g {pid}", "ionice -c 3 -p {pid}",
+    "taskset -p 1 {pid}", "prlimit --nofile=7 -p {pid}"])
 def test_no_change_reaches_a_process_the_call_did_not_start(files, layers, command):
     first, second = (subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(2))
+    nice = 19 if os.getpriority(os.PRIO_PROCESS, 0) != 19 else 18  # not the one they inherit
     try:
         looks = process_settings(first.pid)
-        plain(files, command.format(pid=first.pid))
+        plain(files, command.format(pid=first.pid, nice=nice))
         assert process_settings(first.pid) != looks, "in plain bash the command changes the process"
         looks = process_settings(second.pid)
-        result, _ = sandboxed(files, layers, command.format(pid=second.pid))
+        result, _ = sandboxed(files, layers, command.format(pid=second.pid, nice=nice))
         assert process_settings(second.pid) == looks, result
     finally:
         for outsider in (first, second):
