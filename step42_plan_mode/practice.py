@@ -145,7 +145,8 @@ def start(exercise: Exercise, target: Path) -> None:
 
 def check(exercise: Exercise, folder: Path) -> int:
     """Run the exercise's tests in `folder` and say in one last line whether they passed; pytest's exit code."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *exercise.tests]
+    unused_plugins = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:hypothesispytest"]
+    command = [sys.executable, "-m", "pytest", "-q", *unused_plugins, *exercise.tests]
     code = subprocess.run(command, cwd=folder).returncode
     if code == 0:
         print(f"Exercise {exercise.name}: passed. Its tests pass in {folder}.")
