@@ -137,6 +137,8 @@ class Executor:
         if answer.allow:
             if answer.remember and request.rule is not None:
                 self.rules.add(request.rule)
+                added = f"your new rule {request.rule.label} (this session)"
+                return Verdict("allow", SESSION_RULE, added), True
             return Verdict("allow", verdict.hook, verdict.reason), True
         said = f" The user said: {answer.feedback}" if answer.feedback else ""
         return Verdict("deny", verdict.hook, DECLINED + said), True

@@ -62,6 +62,8 @@ def test_dont_ask_again_for_a_tool_covers_later_calls_of_it(workspace):
     assert len(session.questions) == 1
     assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
     assert session.decisions[1].hook == "session-rule"
+    assert session.decisions[0].asked and session.decisions[0].hook == "session-rule", \
+        "the answer that added the rule says so"
 
 
 def test_a_command_prefix_rule_never_covers_a_chained_command(workspace):

@@ -97,6 +97,13 @@ def test_a_command_shows_its_last_lines_and_its_exit_code():
     assert re.search(r"\x1b\[31m[^\x1b]*exit code 3", out.getvalue())
 
 
+def test_a_dont_ask_again_answer_shows_the_rule_it_added():
+    view, out = screen()
+    view.show_decision(ToolDecision("Write", {}, "allow", "session-rule",
+                                    "your new rule Write (this session)", asked=True))
+    assert "allowed by you, and by your new rule Write (this session) from now on" in plain(out)
+
+
 def test_exit_plan_mode_waits_for_review_and_is_never_shown_allowed():
     view, out = screen()
     view.on_event(ToolRequested("ExitPlanMode", {"plan": "p"}))

@@ -11,6 +11,7 @@ def test_plan_and_mode_commands(workspace, tmp_path):
     _, live = journaled(workspace, SessionStore(tmp_path / "db"), [])
     assert run_slash_command("/plan fix the bug", live).send == "fix the bug"
     assert live.agent.state.plan_mode
+    assert run_slash_command("/plan", live).message, "a second /plan says plan mode is on already"
     assert run_slash_command("/mode nonsense", live).is_error
     run_slash_command("/mode yolo", live)
     assert not live.agent.state.plan_mode and live.agent.state.mode_label == "yolo"

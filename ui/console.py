@@ -168,7 +168,9 @@ class ConsoleView:
                                Padding(reason, (0, 0, 0, len(MORE))))
             return
         if decision.asked:
-            self.console.print(Text(f"{RESULT}allowed by you", style="green"))
+            remembered = (f", and by {safe(decision.reason)} from now on"
+                          if decision.hook == "session-rule" else "")
+            self.console.print(Text(f"{RESULT}allowed by you{remembered}", style="green"))
         elif decision.hook == "session-rule":
             self.console.print(Text(f"{RESULT}allowed by {safe(decision.reason)}", style="green"))
 

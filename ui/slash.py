@@ -67,8 +67,9 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
     rest = rest.strip()
     state = session.agent.state
     if name == "/plan":
-        state.enter_plan_mode("/plan")
-        return SlashOutcome(send=rest)
+        if state.enter_plan_mode("/plan") or rest:
+            return SlashOutcome(send=rest)
+        return SlashOutcome("Already planning. Type the task, or leave with /mode or Shift+Tab.")
     if name == "/mode":
         if not rest:
             return SlashOutcome(f"Mode: {state.mode_label}. Choose one of: {', '.join(MODE_CYCLE)}.")
