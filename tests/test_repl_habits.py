@@ -11,12 +11,13 @@ from prompt_toolkit.document import Document
 from models.catalog import ModelInfo
 from session.journal import read_session
 from session.store import SessionStore
+from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import call, journaled, turn
 from tests.terminal import Terminal
 from tests.test_lesson import run_index
 from ui.completion import SlashCompleter
-from ui.repl import is_command
+from ui.repl import is_command, toolbar
 from ui.slash import command_names, run_slash_command, unknown_command
 
 PLAN_SCRIPT = {"turns": [
@@ -194,3 +195,9 @@ def test_a_session_begun_by_clear_resumes_in_the_mode_it_was_in(workspace, tmp_p
     live.agent.run_turn("after")
     restored = read_session(store, live.agent.state.session_id)
     assert restored.plan_mode, "a session begun by /clear while planning must resume planning"
+
+
+def test_the_toolbar_keeps_the_keys_and_lets_a_long_model_name_be_cut():
+    shown = toolbar(AppState(), lambda: "org/a-long-model-name-" + "x" * 60, lambda: "context 3%")().value
+    order = [shown.index(part) for part in ("context 3%", "Shift+Tab", "/help", "model:")]
+    assert order == sorted(order), "a narrow terminal cuts the end of the line: the model goes last"

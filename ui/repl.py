@@ -50,15 +50,18 @@ def completer(session: Session) -> SlashCompleter:
 
 def toolbar(state: AppState, model_name: Callable[[], str],
             context: Callable[[], str] = lambda: "") -> Callable[[], HTML]:
-    """The bottom line: mode (PLAN on magenta), todos, model, context use, keys."""
+    """The bottom line: mode (PLAN on magenta), todos, context use, keys, then the model.
+
+    The model comes last because a long model name is what a narrow terminal should cut.
+    """
     def render() -> HTML:
         mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
         done = sum(todo.status == "completed" for todo in state.todos)
         todos = f"  ·  todos {done}/{len(state.todos)}" if state.todos else ""
         used = f"  ·  {html_escape(context())}" if context() else ""
-        return HTML(f"{mode}{todos}  ·  model: {html_escape(safe(model_name()))}{used}  ·  "
-                    "Shift+Tab: mode  ·  /help")
+        return HTML(f"{mode}{todos}{used}  ·  Shift+Tab: mode  ·  /help  ·  "
+                    f"model: {html_escape(safe(model_name()))}")
     return render
 
 
