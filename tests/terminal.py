@@ -22,11 +22,14 @@ class Terminal:
         self.child = child
 
     @classmethod
-    def start(cls, workspace: Path, *args: str, env: dict[str, str] | None = None) -> "Terminal":
-        """Run `index.py ARGS` in `workspace` on a 40×120 terminal."""
-        child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), *args], cwd=str(workspace),
+    def start(cls, workspace: Path, *args: str, env: dict[str, str] | None = None,
+              program: str = "", columns: int = 120) -> "Terminal":
+        """Run `index.py ARGS` (or `program ARGS`) in `workspace` on a terminal 40 lines high."""
+        command, argv = ((program, list(args)) if program
+                         else (sys.executable, [str(ROOT / "index.py"), *args]))
+        child = pexpect.spawn(command, argv, cwd=str(workspace),
                               env={**os.environ, "TERM": "xterm", **(env or {})}, encoding="utf-8",
-                              timeout=20, dimensions=(40, 120))
+                              timeout=30, dimensions=(40, columns))
         return cls(child)
 
     def expect(self, pattern) -> None:

@@ -77,12 +77,22 @@ def script(tmp_path: Path, name: str, body: dict) -> Path:
     return path
 
 
-def test_the_countdown_shows_counts_down_and_resolves_with_no_answers(workspace, tmp_path):
+def asked_with_a_countdown(workspace: Path, tmp_path: Path) -> Screen:
+    """The REPL in tmux with a 4 s auto-continue, after the model has asked its question."""
     screen = Screen(tmp_path, workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
                     "--ask-timeout", "4")
     try:
         screen.wait_for("›")
         screen.keys("ask me", "Enter")
+    except BaseException:
+        screen.close()
+        raise
+    return screen
+
+
+def test_the_countdown_shows_counts_down_and_resolves_with_no_answers(workspace, tmp_path):
+    screen = asked_with_a_countdown(workspace, tmp_path)
+    try:
         screen.wait_for("Enter skips")
         seconds_seen, give_up = set(), time.monotonic() + 60
         while "continuing without answers." not in (text := screen.text()):
@@ -98,11 +108,8 @@ def test_the_countdown_shows_counts_down_and_resolves_with_no_answers(workspace,
 
 
 def test_any_key_stops_the_countdown_for_good(workspace, tmp_path):
-    screen = Screen(tmp_path, workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
-                    "--ask-timeout", "4")
+    screen = asked_with_a_countdown(workspace, tmp_path)
     try:
-        screen.wait_for("›")
-        screen.keys("ask me", "Enter")
         screen.wait_for("continuing without answers in")
         visible = time.monotonic()
         screen.keys("2")

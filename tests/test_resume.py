@@ -291,10 +291,8 @@ def test_the_exit_hint_repeats_the_command_the_user_ran(workspace, tmp_path):
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"text": "hello back"}]))
     launcher = str(ROOT / "bin" / "stepagent")
-    child = pexpect.spawn(launcher, ["--script", str(script), "hello"], cwd=str(workspace),
-                          env={**os.environ, "TERM": "xterm", "STEPAGENT_HOME": str(tmp_path / "home")},
-                          encoding="utf-8", timeout=30, dimensions=(40, 200))
-    terminal = Terminal(child)
+    terminal = Terminal.start(workspace, "--script", str(script), "hello", program=launcher,
+                              env={"STEPAGENT_HOME": str(tmp_path / "home")}, columns=200)
     try:
         terminal.expect_text("hello back")
         terminal.expect("›")

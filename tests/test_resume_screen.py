@@ -4,13 +4,10 @@ copied whole at 80 columns, and a /compact summary drawn as markdown."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-
-import pexpect
 
 from session.store import SessionInfo, SessionStore
 from tests.harness import journaled, turn
@@ -44,14 +41,10 @@ def test_the_list_promises_the_mark_only_when_this_session_is_listed_and_marked(
 
 
 def test_the_resume_commands_are_printed_whole_on_their_own_line_at_80_columns(workspace, tmp_path):
-    env = {**os.environ, "TERM": "xterm", "STEPAGENT_HOME": str(tmp_path / "home"),
-           "STEPAGENT_COMMAND": LAUNCHER, "COLUMNS": "80"}
+    env = {"STEPAGENT_HOME": str(tmp_path / "home"), "STEPAGENT_COMMAND": LAUNCHER, "COLUMNS": "80"}
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"text": "hello back"}, {"text": "**Done**: wrote `a.txt`."}]))
-    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py"), "--script", str(script), "hello"],
-                          cwd=str(workspace), env=env, encoding="utf-8", timeout=30,
-                          dimensions=(40, 80))
-    terminal = Terminal(child)
+    terminal = Terminal.start(workspace, "--script", str(script), "hello", env=env, columns=80)
     try:
         terminal.expect_text("hello back")
         terminal.expect("›")
