@@ -34,14 +34,13 @@ from agent.approval import Approve, PermissionRequest, as_answer
 from agent.batch import Mailbox, run_concurrently
 from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
-from hooks.session_rules import SessionRules, offered_rule
+from hooks.session_rules import SESSION_RULE, SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
 from tools.base import Tool, ToolResult, capped, error
 from tools.preview import Preview
 from tools.validate import schema_errors
 
-SESSION_RULE = "session-rule"
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
             "or take another approach.")
 UNANSWERED = "no one to ask"

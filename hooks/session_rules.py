@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+SESSION_RULE = "session-rule"  # the hook name a decision made by (or adding) a rule carries
 SHELL_SYNTAX = re.compile(r"[;&|`$<>(){}\n\r\\*?~#!]|\[")
 TWO_WORD_PROGRAMS = {"git", "npm", "pnpm", "yarn", "cargo", "pip", "pip3", "uv", "poetry", "docker",
                      "kubectl", "go", "make", "python", "python3", "dotnet", "gh", "bundle", "rails"}

@@ -123,17 +123,15 @@ class Journal:
                 self.store.create_session(session_id, self.workspace)
                 self._created.add(session_id)
                 if not isinstance(event, ModeChanged):  # begun by /clear, or resumed: record its mode
-                    self.store.append(session_id, "mode", self._mode_now("session opened"))
+                    opened = ModeChanged(self.state.plan_mode, self.state.permission_mode.value,
+                                         "session opened")
+                    self.store.append(session_id, *entry_for(opened))
             self.store.append(session_id, kind, payload)
             if isinstance(event, TodosChanged):
                 self.store.replace_todos(session_id, event.new)
         except StoreUnavailable as failure:
             self.store = None
             self.warn(f"{failure}. Going on in memory; this session will not be saved from here.")
-
-    def _mode_now(self, cause: str) -> dict[str, Any]:
-        return {"plan_mode": self.state.plan_mode,
-                "permission_mode": self.state.permission_mode.value, "cause": cause}
 
 
 @dataclass

@@ -27,10 +27,11 @@ from agent.approval import PermissionRequest
 from agent.events import (Event, MemoryChanged, ModeChanged, SubAgentDecision, SubAgentFinished,
                           SubAgentStarted, Todo, TodosChanged, ToolDecision, ToolFinished,
                           ToolRequested, ToolStarted)
+from hooks.session_rules import SESSION_RULE
+from models.base import Notice
 from tools.base import counted
 from ui.markdown_stream import MarkdownStream
 from ui.preview import render_preview
-from models.base import Notice
 from ui.safe_text import reveal, safe, safe_line, safe_markdown
 from ui.ticker import Ticker
 
@@ -169,9 +170,9 @@ class ConsoleView:
             return
         if decision.asked:
             remembered = (f", and by {safe(decision.reason)} from now on"
-                          if decision.hook == "session-rule" else "")
+                          if decision.hook == SESSION_RULE else "")
             self.console.print(Text(f"{RESULT}allowed by you{remembered}", style="green"))
-        elif decision.hook == "session-rule":
+        elif decision.hook == SESSION_RULE:
             self.console.print(Text(f"{RESULT}allowed by {safe(decision.reason)}", style="green"))
 
     def show_result(self, finished: ToolFinished) -> None:
