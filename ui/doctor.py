@@ -44,12 +44,8 @@ def endpoint_row(choose_model: Callable[[], Any]) -> LayerRow:
     return LayerRow(ENDPOINT, True, describe())
 
 
-def show_doctor(console: Console, rows: list[LayerRow]) -> int:
-    """Print the table; exit code 1 when the model endpoint cannot be used, else 0.
-
-    A missing sandbox layer is a fact about this machine, shown with what it
-    leaves open; an endpoint that does not answer is something to fix.
-    """
+def show_doctor(console: Console, rows: list[LayerRow]) -> None:
+    """Print the table: each layer, whether it is active, and what it does or leaves open."""
     table = Table(title="stepagent doctor")
     table.add_column("layer", style="bold", no_wrap=True)
     table.add_column("active", no_wrap=True)
@@ -60,9 +56,14 @@ def show_doctor(console: Console, rows: list[LayerRow]) -> int:
             notes.append_text(safe_line(f"\n{row.leaves_open}", style="yellow"))
         table.add_row(row.layer, "[green]yes[/green]" if row.active else "[red]no[/red]", notes)
     console.print(table)
-    return 0 if all(row.active for row in rows if row.layer == ENDPOINT) else 1
 
 
 def run_doctor(choose_model: Callable[[], Any]) -> int:
-    """`--doctor`: this machine's sandbox layers and the model endpoint, in one table."""
-    return show_doctor(Console(), [*layer_rows(detect_layers()), endpoint_row(choose_model)])
+    """`--doctor`: this machine's sandbox layers and the model endpoint, in one table.
+
+    Exit code 1 when the endpoint cannot be used: a missing sandbox layer is a fact
+    about this machine, shown with what it leaves open; a dead endpoint is something to fix.
+    """
+    endpoint = endpoint_row(choose_model)
+    show_doctor(Console(), [*layer_rows(detect_layers()), endpoint])
+    return 0 if endpoint.active else 1
