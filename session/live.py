@@ -17,7 +17,8 @@ from agent.history import open_calls
 from agent.loop import Agent
 from session.compaction import SUMMARY_HEADING, compact, estimate_tokens
 from session.journal import Journal, read_session
-from session.store import SessionInfo, SessionStore, StoreUnavailable
+from session.session_list import SessionInfo
+from session.store import SessionStore, StoreUnavailable
 from session.changes import SessionChanges
 from session.reminders import reminder_kind
 from session.usage import UsageMeter

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from session.journal import read_session
-from session.store import SessionStore, searchable_text
+from session.schema import searchable_text
+from session.store import SessionStore
 
 CHARS_PER_TOKEN = 4
 PASSAGE_CHARS = 1600

@@ -7,8 +7,8 @@ FTS5 full-text index over the messages (BM25 ranking, Porter stemming), which
 ReadSessionContext searches (session/search.py). The database runs
 in WAL mode so readers never block the writer, and every write is one
 `BEGIN IMMEDIATE` transaction, so concurrent writers queue instead of failing
-half-way. The schema is versioned with PRAGMA user_version; MIGRATIONS[n]
-brings version n to n + 1.
+half-way. The schema and its versions are in schema.py; the session list's lines in
+session_list.py.
 
 Any failure (locked, corrupt, unwritable) is a StoreUnavailable with a clear
 message; callers fall back to memory. The store never rewrites what it holds.
@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from agent.events import Todo, mode_label
+from agent.events import Todo
+from session.schema import MIGRATIONS, searchable_text
+from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 
 BUSY_TIMEOUT_SECONDS = 5.0
 
@@ -33,58 +35,6 @@ BUSY_TIMEOUT_SECONDS = 5.0
 def default_home() -> Path:
     """Where stepagent keeps its own files: $STEPAGENT_HOME, else ~/.stepagent."""
     return Path(os.environ.get("STEPAGENT_HOME") or Path.home() / ".stepagent")
-
-MIGRATIONS = [
-    """
-    CREATE TABLE sessions (
-        id TEXT PRIMARY KEY CHECK (id LIKE 'sess\\_%' ESCAPE '\\'),
-        workspace TEXT NOT NULL,
-        created REAL NOT NULL,
-        updated REAL NOT NULL);
-    CREATE TABLE entries (
-        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        payload TEXT NOT NULL,
-        created REAL NOT NULL,
-        PRIMARY KEY (session_id, seq));
-    CREATE TABLE todos (
-        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
-        content TEXT NOT NULL CHECK (content <> ''),
-        status TEXT NOT NULL,
-        priority TEXT NOT NULL,
-        active_form TEXT NOT NULL,
-        PRIMARY KEY (session_id, position));
-    """,
-    "CREATE INDEX sessions_by_workspace ON sessions (workspace, updated);",
-    """
-    CREATE VIRTUAL TABLE entry_text USING fts5(
-        body, session_id UNINDEXED, seq UNINDEXED, role UNINDEXED,
-        tokenize = 'porter unicode61');
-    INSERT INTO entry_text (body, session_id, seq, role)
-        SELECT searchable_text(payload), session_id, seq, json_extract(payload, '$.role')
-        FROM entries WHERE kind = 'message';
-    """,
-]
-
-
-def searchable_text(payload: str) -> str:
-    """What full-text search sees of a stored message: its text, each tool call's name and arguments."""
-    message = json.loads(payload)
-    content = message.get("content")
-    parts = [content] if isinstance(content, str) else []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        parts.append(str(function.get("name", "")))
-        try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
-            arguments = function.get("arguments")
-        values = arguments.values() if isinstance(arguments, dict) else [arguments]
-        parts += [value if isinstance(value, str) else json.dumps(value) for value in values]
-    return "\n".join(part for part in parts if part)
-
 
 class StoreUnavailable(Exception):
     """The database cannot be used now; the message says why, in one line."""
@@ -97,59 +47,6 @@ class Entry:
     seq: int
     kind: str
     payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    """One line of the session list: id, workspace, age, size, its first prompt and last mode."""
-
-    id: str
-    workspace: str
-    updated: float
-    entries: int
-    first_prompt: str = ""
-    mode: str = "build"
-
-    def line(self, now: float, current: str = "") -> str:
-        """The session as one line for the user; `current` (this session's id) is marked."""
-        mark = "●" if self.id == current else " "
-        prompt = " ".join(self.first_prompt.split())
-        prompt = prompt if len(prompt) <= PROMPT_WIDTH else prompt[:PROMPT_WIDTH - 1] + "…"
-        this = "  (this session)" if self.id == current else ""
-        return (f"{mark} {self.id}  {age(now - self.updated):>{AGE_WIDTH}}  {self.mode:5}  "
-                f"{prompt or '(no prompt yet)'}{this}")
-
-
-def age(seconds: float) -> str:
-    """How long ago, the way people say it: `just now`, `5 min ago`, `3 h ago`, `2 d ago`."""
-    minutes = int(max(seconds, 0) // 60)
-    if minutes < 1:
-        return "just now"
-    if minutes < 60:
-        return f"{minutes} min ago"
-    if minutes < 24 * 60:
-        return f"{minutes // 60} h ago"
-    return f"{minutes // (24 * 60)} d ago"
-
-
-PROMPT_WIDTH = 60
-AGE_WIDTH = len("59 min ago")
-FIRST_PROMPT = ("SELECT json_extract(f.payload, '$.content') FROM entries f WHERE f.session_id = s.id "
-                "AND f.kind = 'message' AND json_extract(f.payload, '$.role') = 'user' "
-                "AND json_type(f.payload, '$.content') = 'text' "
-                "AND json_extract(f.payload, '$.content') NOT LIKE '<system-reminder%' "
-                "ORDER BY f.seq LIMIT 1")
-LAST_MODE = ("SELECT f.payload FROM entries f WHERE f.session_id = s.id AND f.kind = 'mode' "
-             "ORDER BY f.seq DESC LIMIT 1")
-
-
-def _mode_name(payload: str | None) -> str:
-    """plan, build, edit or yolo from a stored mode change; build when there is none."""
-    try:
-        change = json.loads(payload) if payload else {}
-        return mode_label(bool(change.get("plan_mode")), str(change.get("permission_mode") or "build"))
-    except (TypeError, ValueError, AttributeError):
-        return "build"
 
 
 class SessionStore:
@@ -236,7 +133,7 @@ class SessionStore:
                           f"({LAST_MODE}) FROM sessions s LEFT JOIN entries e ON e.session_id = s.id "
                           "WHERE s.workspace = ? GROUP BY s.id ORDER BY s.updated DESC LIMIT ?",
                           (str(workspace), limit))
-        return [SessionInfo(*row[:4], row[4] or "", _mode_name(row[5])) for row in rows]
+        return [SessionInfo(*row[:4], row[4] or "", mode_name(row[5])) for row in rows]
 
     def ids_starting(self, prefix: str, workspace: Path) -> list[str]:
         """This workspace's session ids that start with `prefix`, in order (the list's filter)."""

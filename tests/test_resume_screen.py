@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from session.store import SessionInfo, SessionStore
+from session.session_list import SessionInfo
+from session.store import SessionStore
 from tests.harness import journaled, turn
 from tests.terminal import Terminal
 from ui.slash import run_slash_command

@@ -9,7 +9,8 @@ import sqlite3
 import pytest
 
 from models.base import ModelError
-from session.store import MIGRATIONS, SessionStore
+from session.schema import MIGRATIONS
+from session.store import SessionStore
 from tests.harness import journaled, turn
 
 DEPLOY = ("The deployment script lives in ops/release.sh; it needs the staging credentials "

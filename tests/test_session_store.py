@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent.events import Todo
-from session.store import MIGRATIONS, SessionStore, StoreUnavailable
+from session.schema import MIGRATIONS
+from session.store import SessionStore, StoreUnavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 

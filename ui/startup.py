@@ -21,7 +21,8 @@ from agent.loop import Agent
 from session.journal import Journal
 from session.live import NoSuchSession, Session, SessionBusy
 from session.lock import SessionLock
-from session.store import SessionInfo, SessionStore, StoreUnavailable
+from session.session_list import SessionInfo
+from session.store import SessionStore, StoreUnavailable
 from tools.base import counted
 from ui.console import ConsoleView
 

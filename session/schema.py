@@ -1,0 +1,62 @@
+"""The session store's schema: its tables, their versions, and what full-text search sees.
+
+Part of the session store (store.py). MIGRATIONS[n] brings a database at
+PRAGMA user_version n to n + 1; a released migration is never edited, a change
+is a new one. `entry_text` indexes `searchable_text` of every message, which
+SQLite calls (the store registers it) when a migration rebuilds the index.
+"""
+
+from __future__ import annotations
+
+import json
+
+MIGRATIONS = [
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY CHECK (id LIKE 'sess\\_%' ESCAPE '\\'),
+        workspace TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL);
+    CREATE TABLE entries (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (session_id, seq));
+    CREATE TABLE todos (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        content TEXT NOT NULL CHECK (content <> ''),
+        status TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        active_form TEXT NOT NULL,
+        PRIMARY KEY (session_id, position));
+    """,
+    "CREATE INDEX sessions_by_workspace ON sessions (workspace, updated);",
+    """
+    CREATE VIRTUAL TABLE entry_text USING fts5(
+        body, session_id UNINDEXED, seq UNINDEXED, role UNINDEXED,
+        tokenize = 'porter unicode61');
+    INSERT INTO entry_text (body, session_id, seq, role)
+        SELECT searchable_text(payload), session_id, seq, json_extract(payload, '$.role')
+        FROM entries WHERE kind = 'message';
+    """,
+]
+
+
+def searchable_text(payload: str) -> str:
+    """What full-text search sees of a stored message: its text, each tool call's name and arguments."""
+    message = json.loads(payload)
+    content = message.get("content")
+    parts = [content] if isinstance(content, str) else []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        parts.append(str(function.get("name", "")))
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            arguments = function.get("arguments")
+        values = arguments.values() if isinstance(arguments, dict) else [arguments]
+        parts += [value if isinstance(value, str) else json.dumps(value) for value in values]
+    return "\n".join(part for part in parts if part)
