@@ -16,7 +16,10 @@ any sandbox. Reading must therefore change nothing and always return soon:
   same device), so the rule is by filesystem: statfs() names it;
 - the descriptor stays non-blocking while we read, so whatever still could
   wait (a filesystem we do not know) fails with EAGAIN instead;
-- O_NOATIME, where allowed, leaves the access time alone;
+- the access time stays: O_NOATIME keeps it for the file's owner (and root);
+  a file someone else owns is read through a read-only view of that file
+  alone (tools/read_view.py) where bubblewrap runs, and plainly (the time
+  may move; the doctor says so) where it does not;
 - at most `limit` bytes are loaded.
 """
 
@@ -28,6 +31,8 @@ import os
 import stat
 import sys
 from pathlib import Path
+
+from tools.read_view import read_through_view, view_reader
 
 MAX_READ_BYTES = 10_000_000
 KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
@@ -59,14 +64,16 @@ def _read_bytes(path: Path, limit: int) -> tuple[bytes, bool]:
     _refuse_unless_regular(os.stat(path).st_mode)
     _refuse_pseudo_filesystem(_filesystem_type(str(path)))
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    reader = None
     try:
         fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
     except PermissionError:
         fd = os.open(path, flags)
+        reader = view_reader()
     try:
         _refuse_unless_regular(os.fstat(fd).st_mode)
         _refuse_pseudo_filesystem(_filesystem_type(fd))
-        data = _read_up_to(fd, limit + 1)
+        data = read_through_view(reader, fd, limit + 1) if reader else _read_up_to(fd, limit + 1)
     finally:
         os.close(fd)
     return data[:limit], len(data) > limit

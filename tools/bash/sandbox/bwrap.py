@@ -91,3 +91,20 @@ def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[st
     return [bwrap, *system, *git_ignores, "--ro-bind", str(tree), str(tree),
             "--ro-bind", program, program, "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
             "--die-with-parent", "--new-session", "--chdir", str(cwd), "--"]
+
+
+def file_view_argv(bwrap: str, descriptor: int, target: str, program: str) -> list[str]:
+    """A bwrap in which `program` sees one open file, read-only at `target`, and nothing else of ours.
+
+    `--ro-bind-fd` binds the file the descriptor holds open: bwrap finds it by
+    the descriptor's current name, mounts it, and stops unless the mount is
+    that very file (device and inode). Mounting opens nothing, so a FIFO or a
+    device swapped in under the name is never opened; a file removed since it
+    was opened has no name and cannot be bound. The mount is read-only, so
+    reading leaves the access time alone. Beside it only the system's /usr and
+    libraries and `program`; no /proc, /dev or /tmp; namespaces of its own.
+    """
+    system = [argument for folder in SYSTEM_FOLDERS for argument in ("--ro-bind-try", folder, folder)]
+    return [bwrap, *system, "--ro-bind", program, program, "--ro-bind-fd", str(descriptor), target,
+            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
+            "--new-session", "--"]

@@ -90,8 +90,9 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "dies with stepagent" if layers.bwrap else "bwrap missing or not allowed to run",
                  "" if layers.bwrap else
                  "file metadata is guarded by seccomp alone, no network namespace, a process "
-                 "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob) "
-                 "can update its access time; git commands that can run a "
+                 "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob"
+                 + ("" if layers.root else ", and Read of a file another user owns")
+                 + ") can update its access time; git commands that can run a "
                  "repository-configured program are refused, and so are Grep and Glob in a tree "
                  "whose ignore files lead to a FIFO, a device or a kernel file"),
         LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
