@@ -3,12 +3,14 @@
 Classifier: median over the whole corpus (mutating and read-only commands).
 Sandbox: the Bash tool running `true` while planning, for each set of layers
 this machine offers (full: bubblewrap + seccomp + Landlock + limits; without
-bubblewrap: Landlock + seccomp + limits), minus the same outside plan mode (no
-sandbox). The variants take turns, call by call, so a change in the machine's
-load falls on all of them alike; the load average is printed before and after,
-since the machine is shared and a busy one doubles every figure. Beside the wall
-time, the CPU time each call costs (stepagent's own and its children's), which
-a busy machine hardly changes. The target is for the full sandbox's added
+bubblewrap: Landlock + seccomp + limits), and in build mode, where `true` runs
+without a question and so within the limits (and, for root, without
+capabilities: sandbox/unasked.py), each minus the same approved by the user
+(yolo mode: no bound at all). The variants take turns, call by call, so a
+change in the machine's load falls on all of them alike; the load average is
+printed before and after, since the machine is shared and a busy one doubles
+every figure. Beside the wall time, the CPU time each call costs (stepagent's
+own and its children's), which a busy machine hardly changes. The target is for the full sandbox's added
 median wall time; a miss prints MISSED.
 """
 
@@ -50,9 +52,10 @@ def main() -> None:
 
 
 def time_the_sandbox(workspace: Path) -> None:
-    """Bash 'true' outside plan mode and under each set of layers this machine has, in turns."""
+    """Bash 'true' approved, unasked, and under each set of layers this machine has, in turns."""
     detected = detect_layers()
-    tools = {"outside plan mode": _bash(workspace, None)}
+    tools = {"approved (yolo)": _bash(workspace, None, "yolo"),
+             "unasked (build)": _bash(workspace, None, "build")}
     if detected.contains_code:
         tools["full sandbox"] = _bash(workspace, detected)
     else:
@@ -69,9 +72,9 @@ def time_the_sandbox(workspace: Path) -> None:
             times[name].append(time.perf_counter() - start)
             cpu[name].append(_cpu_seconds() - cpu_start)
     print(f"load average after:  {_load()}")
-    plain = statistics.median(times["outside plan mode"]), min(times["outside plan mode"])
-    print(f"Bash 'true' outside plan mode: {_shown(plain)}; "
-          f"CPU {statistics.median(cpu['outside plan mode']) * 1000:.2f} ms per call (median)")
+    plain = statistics.median(times["approved (yolo)"]), min(times["approved (yolo)"])
+    print(f"Bash 'true' approved (yolo): {_shown(plain)}; "
+          f"CPU {statistics.median(cpu['approved (yolo)']) * 1000:.2f} ms per call (median)")
     for name in list(tools)[1:]:
         sandboxed = statistics.median(times[name]), min(times[name])
         added = (sandboxed[0] - plain[0]) * 1000
@@ -83,9 +86,10 @@ def time_the_sandbox(workspace: Path) -> None:
         print(line)
 
 
-def _bash(workspace: Path, layers: Layers | None) -> Tool:
-    """The Bash tool, planning under `layers`, or outside plan mode when None."""
+def _bash(workspace: Path, layers: Layers | None, mode: str = "build") -> Tool:
+    """The Bash tool, planning under `layers`, or in `mode` when None."""
     state = AppState()
+    state.select(mode, "bench")
     if layers:
         state.enter_plan_mode("bench")
     return make_bash_tool(workspace, state, classify, layers=lambda: layers or detect_layers())

@@ -10,6 +10,10 @@ gpg.program) are switched off while planning, and in every mode for a command th
 classifier judged read-only: such a command runs without a question, and a bare
 repository a clone carried must not start a program through it. (The
 repository's own .git/config is the user's, and stays in force for the rest.)
+What runs without a question is bounded too: outside plan mode, a command the
+classifier judged read-only runs with plan mode's resource limits and, for
+root, without capabilities (sandbox/unasked.py); a command the user approved
+(asked, or in yolo mode) runs as the user's own, unbounded.
 Where a sandbox layer is missing, plan-mode Bash runs less
 (sandbox/narrowing.py). Every call runs in its own process group and leaves
 nothing behind (process.py).
@@ -28,6 +32,7 @@ from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.launch import plan_mode_launch, remove_left_behind_scratch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import Layers, detect_layers
+from tools.bash.sandbox.unasked import runs_unasked, unasked_launch
 from tools.judgement import Judgement
 from tools.preview import command_preview
 
@@ -58,8 +63,13 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         command = args["command"]
         timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
         env = {**os.environ, **NO_PROMPTS}
-        if state.plan_mode or classify(command).read_only:
+        read_only = classify(command).read_only
+        if state.plan_mode or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
+        if runs_unasked(state.plan_mode, state.permission_mode, read_only):
+            bounded = unasked_launch()
+            return _result(run_process([*bounded.prefix, "bash", "-c", command], str(workspace),
+                                       env, timeout, bounded.in_child), timeout)
         if not state.plan_mode:
             return _result(run_process(["bash", "-c", command], str(workspace), env, timeout), timeout)
         if first_plan_call:

@@ -6,7 +6,8 @@ Before a command is judged, what wraps it is peeled away: harmless wrappers
 plain command) and `sh -c '…'`/`bash -c '…'`, whose script is classified in
 turn. Wrappers that evaluate or replace the shell (`eval`, `exec`, `source`,
 `sudo`) are refused; a command given by path counts only if it is the system's
-own binary.
+own binary. A word that names a kernel file acting when read (`/proc/kmsg`)
+makes the command not read-only, whatever the command (kernel_files.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import shutil
 
 from tools.bash.classifier.commands import PLAIN, judge_argv
+from tools.bash.classifier.kernel_files import acting_kernel_file
 from tools.bash.classifier.option_tables import WRAPPERS, XARGS
 from tools.bash.classifier.options import Options, read_options
 from tools.bash.classifier.parse import Word, parse
@@ -52,6 +54,9 @@ def _classify(command: str, depth: int) -> Judgement:
             if not judgement.read_only:
                 return judgement
             reasons.append(judgement.rule)
+        acting = next(filter(None, (acting_kernel_file(w.text, w.glob) for w in simple.words)), None)
+        if acting:
+            return acting
         judgement = _judge_simple(simple.words, depth)
         if not judgement.read_only:
             return judgement

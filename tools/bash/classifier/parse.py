@@ -10,7 +10,8 @@ Everything that could hide or run code is refused here, before any command is
 judged: process substitution, parameter expansion (`$X`, `${IFS}`), ANSI-C
 quoting, brace expansion, assignments in front of a command, output
 redirections other than to /dev/null or between descriptors, any redirection
-from bash's /dev/tcp or /dev/udp (it opens a network connection), and every shell construct the
+from bash's /dev/tcp or /dev/udp (it opens a network connection) or from a
+kernel file that acts when read (kernel_files.py), and every shell construct the
 classifier does not judge (loops, functions, conditionals). A command
 substitution `$(…)` in an argument is kept: its word is marked dynamic (its
 text is unknown until it runs) and its inner command is handed back to be
@@ -29,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tools.bash.classifier.kernel_files import acting_kernel_file
 from tools.judgement import Judgement, unsafe
 
 STRUCTURE = {"program", "list", "pipeline", "redirected_statement", "subshell",
@@ -231,6 +233,9 @@ def _redirect(node, commands: list[SimpleCommand], accepted: set[int]) -> None:
         raise Refused(unsafe("bash opens a network connection for a /dev/tcp or /dev/udp "
                              "redirection", f"{op} {target}".strip()),
                       cut=(node.start_byte, node.end_byte))
+    acting = acting_kernel_file(target, GLOB.search(_text(targets[0])) is not None) if targets else None
+    if acting:
+        raise Refused(acting)
     if op in OUTPUT_OPERATORS or op in {">&", "<&"}:
         if target != "/dev/null" or op == "<>":
             raise Refused(unsafe("output redirection writes a file", f"{op} {target}".strip()),

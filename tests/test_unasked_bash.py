@@ -1,0 +1,126 @@
+"""What Bash runs without a question is bounded; what the user approved runs as the user's own.
+
+Outside plan mode a command the classifier judges read-only runs at once. It
+gets plan mode's resource limits and, for root, no capabilities; a command
+the user approved (asked in build mode, or run in yolo mode) runs unbounded.
+The classifier refuses, by their names, kernel files that act when read.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from pathlib import Path
+
+import pytest
+
+from tests.harness import Session, call, turn
+from tools.bash.classifier.classify import classify
+from tools.ripgrep import ripgrep
+
+CAP_SYSLOG = 34
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root holds capabilities to drop")
+
+
+def effective_capabilities(status: str) -> int:
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("CapEff")), 16)
+
+
+def address_space_limit(limits: str) -> str:
+    return next(line.split()[3] for line in limits.splitlines() if line.startswith("Max address space"))
+
+
+def run_in(workspace: Path, mode: str, *commands: str, answers: tuple[bool, ...] = ()) -> Session:
+    session = Session(workspace, [turn("", *(call("Bash", command=c, timeout=30) for c in commands)),
+                                  turn("ok")], mode=mode, permission_answers=list(answers))
+    session.run()
+    return session
+
+
+def test_ripgrep_reading_an_ignore_file_linked_to_dev_zero_stops_at_the_memory_limit(
+        tmp_path, monkeypatch):
+    """Unbounded, rg grows by gigabytes a second until the timeout (or the OOM killer);
+    bounded, its allocation fails within a couple of seconds (the test's reason to take them)."""
+    monkeypatch.setenv("PATH", f"{Path(ripgrep()).parent}{os.pathsep}{os.environ['PATH']}")
+    (tmp_path / "a.txt").write_text("x\n")
+    (tmp_path / ".rgignore").symlink_to("/dev/zero")
+    assert classify("rg x").read_only
+    session = run_in(tmp_path, "build", "rg x")
+    result = session.tool_results()[0]
+    assert not session.questions
+    assert "timed out" not in result
+    assert "memory allocation" in result and "[exit code 0]" not in result
+
+
+def kernel_log_is_readable_here() -> bool:
+    status = Path("/proc/self/status").read_text()
+    return os.path.isfile("/proc/kmsg") and bool(effective_capabilities(status) >> CAP_SYSLOG & 1)
+
+
+@needs_root
+def test_a_link_to_the_kernel_log_is_refused_to_roots_unasked_read(tmp_path):
+    """`cat k` looks harmless; with k -> /proc/kmsg, root would block and take the kernel's log."""
+    if not kernel_log_is_readable_here():
+        pytest.skip("/proc/kmsg is not open to this process anyway")
+    (tmp_path / "k").symlink_to("/proc/kmsg")
+    session = run_in(tmp_path, "build", "cat k")
+    result = session.tool_results()[0]
+    assert not session.questions
+    assert "timed out" not in result
+    assert "Operation not permitted" in result and "[exit code 1]" in result
+
+
+@pytest.mark.parametrize("command", [
+    "cat /proc/kmsg", "tail -f /sys/kernel/tracing/trace_pipe", "cat < /proc/kmsg",
+    "cat /sys/kernel/debug/tracing/trace_pipe", "timeout 5 cat /dev/kmsg", "cat /proc/km*",
+    "cat /proc/*", "cat //proc/./kmsg", "cat ../../../../proc/kmsg", "grep x /sys/kernel/tr*/trace",
+    "rg --ignore-file=/proc/kmsg x", "grep -f/proc/kmsg x", "cat /proc/self/root/proc/kmsg",
+    "echo $(cat /proc/kmsg)", "bash -c 'head /dev/input/event0'", "cat /dev/watchdog",
+    "cat tracing/trace_pipe",
+])
+def test_kernel_files_that_act_when_read_are_not_read_only(command):
+    judgement = classify(command)
+    assert not judgement.read_only
+    assert "not read-only" in judgement.rule and judgement.token
+
+
+@pytest.mark.parametrize("command", [
+    "cat /proc/cpuinfo", "ls /proc", "cat /proc/meminfo", "ls 2>/dev/null", "cat /proc/self/status",
+    "ls /sys/kernel", "ls /dev", "head -c 8 /dev/urandom", "grep -rn kmsg .", "cat f < /dev/null",
+])
+def test_harmless_kernel_files_stay_read_only(command):
+    assert classify(command).read_only
+
+
+def test_build_mode_asks_before_reading_the_kernel_log_and_a_no_runs_nothing(tmp_path):
+    session = run_in(tmp_path, "build", "cat /proc/kmsg", answers=(False,))
+    assert len(session.questions) == 1 and "/proc/kmsg" in session.questions[0]
+    assert "declined" in session.tool_results()[0]
+
+
+@pytest.mark.parametrize("mode", ["build", "edit"])
+def test_an_unasked_command_runs_within_the_memory_limit_and_an_approved_one_as_before(tmp_path, mode):
+    session = run_in(tmp_path, mode, "cat /proc/self/limits",
+                     "cat /proc/self/limits && touch approved.txt", answers=(True,))
+    unasked, approved = session.tool_results()
+    assert len(session.questions) == 1 and (tmp_path / "approved.txt").exists()
+    assert address_space_limit(unasked) == str(4 << 30)
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    assert address_space_limit(approved) == ("unlimited" if soft == resource.RLIM_INFINITY else str(soft))
+
+
+def test_yolo_runs_even_a_read_only_command_as_before(tmp_path):
+    session = run_in(tmp_path, "yolo", "cat /proc/self/limits")
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    limit = address_space_limit(session.tool_results()[0])
+    assert limit == ("unlimited" if soft == resource.RLIM_INFINITY else str(soft))
+
+
+@needs_root
+def test_root_runs_an_unasked_command_without_capabilities_and_an_approved_one_with_them(tmp_path):
+    session = run_in(tmp_path, "build", "cat /proc/self/status",
+                     "cat /proc/self/status && touch approved.txt", answers=(True,))
+    unasked, approved = session.tool_results()
+    assert len(session.questions) == 1
+    assert effective_capabilities(unasked) == 0
+    assert effective_capabilities(approved) != 0
