@@ -1,12 +1,14 @@
 """EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out.
 
 ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is
-injected by index.py (a fake in tests) and answers with a PlanReview. The three
+injected by index.py (a fake in tests) and answers with a PlanReview. The four
 outcomes:
   approve  → plan saved, plan mode left through state.leave_plan_mode, model told to start
              (in the mode in force before, or in the one the user chose: edit accepts edits)
   feedback → "not approved" as the result, the feedback as a real user message
   reject   → the turn ends after this result; plan mode stays on
+  pending  → nobody can review it now (-p): the turn ends as for reject, and the model is
+             told the plan awaits the user's approval, not that it was turned down
 A rejection is a state the model is told about, never an error to retry.
 """
 
@@ -31,13 +33,16 @@ NOT_APPROVED = ("The user did not approve the plan. You are still in plan mode: 
                 "message that follows, revise the plan, and call ExitPlanMode again.")
 REJECTED = ("The user rejected the plan and wants to talk it over. You are still in plan mode. "
             "Do not call ExitPlanMode again until the user has spoken.")
+PENDING = ("Nobody could review the plan in this run, so it awaits the user's approval: it is "
+           "neither approved nor rejected, and nothing was saved. You are still in plan mode. Stop "
+           "here; when the user speaks next, call ExitPlanMode again so they can review the plan.")
 
 
 @dataclass(frozen=True)
 class PlanReview:
     """The user's review of a plan; an approval may name the mode to carry on in."""
 
-    outcome: Literal["approve", "feedback", "reject"]
+    outcome: Literal["approve", "feedback", "reject", "pending"]
     feedback: str = ""
     mode: PermissionMode | None = None
 
@@ -72,6 +77,9 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
                               summary="not approved: your feedback goes to the model")
         if review.outcome == "reject":
             return ToolResult(REJECTED, end_turn=True, summary="plan rejected")
+        if review.outcome == "pending":
+            return ToolResult(PENDING, end_turn=True,
+                              summary="plan awaits approval: nobody can review it in this run")
         try:
             where = f"The plan is saved at {save_plan(workspace, state.session_id, plan)}."
         except OSError as exc:

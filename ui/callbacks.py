@@ -6,8 +6,8 @@ line of every question keeps `Allow` (permissions) or `Approve` (plans), and
 `y` answers yes.
 
 Headless ones (-p) cannot ask anyone: a permission question is answered no; a
-plan is shown but not approved (so the turn ends with no plan file), unless the
-user passed --approve-plan.
+plan is left pending, neither approved nor rejected (so the turn ends with no plan
+file), unless the user passed --approve-plan.
 """
 
 from __future__ import annotations
@@ -77,14 +77,15 @@ def interactive_present(view: ConsoleView, ask: Callable[[str], str],
 
 
 def headless_present(view: ConsoleView, approve_plans: bool = False) -> Callable[[str], PlanReview]:
-    """Nobody can review in -p: the plan is rejected, so nothing changes, unless --approve-plan."""
+    """Nobody can review in -p: the plan stays pending, so nothing changes, unless --approve-plan.
+
+    The turn then ends; run_headless says how to approve it (exit code 4).
+    """
     def present(plan: str) -> PlanReview:
         if approve_plans:
             view.notice("Plan approved by --approve-plan.", style="yellow")
             return PlanReview("approve")
-        view.notice("The plan cannot be approved in -p mode; the turn ends and nothing is changed "
-                    "(pass --approve-plan to approve it).", style="yellow")
-        return PlanReview("reject")
+        return PlanReview("pending")
     return present
 
 

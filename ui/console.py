@@ -52,8 +52,11 @@ def todo_line(todo: Todo) -> str:
     return f"{TODO_MARKS[todo.status]} {todo.shown}"
 
 
-def call_line(tool: str, args: dict[str, Any]) -> Text:
-    """`● Tool(args)`: the call as it arrived, its main argument in full for Bash."""
+def call_line(tool: str, args: dict[str, Any], reviewed_here: bool = True) -> Text:
+    """`● Tool(args)`: the call as it arrived, its main argument in full for Bash.
+
+    A plan waits for the user's review only where someone can review it (not in -p).
+    """
     line = Text("● ", style="bold cyan")
     line.append(safe(tool), style="bold")
     key = MAIN_ARGUMENT.get(tool)
@@ -62,7 +65,7 @@ def call_line(tool: str, args: dict[str, Any]) -> Text:
     else:
         shown = _summarise(args)
     line.append(f"({shown})", style="dim" if tool != "Bash" else "")
-    if tool == "ExitPlanMode":
+    if tool == "ExitPlanMode" and reviewed_here:
         line.append("  waiting for your review", style="magenta")
     return line
 
@@ -126,7 +129,7 @@ class ConsoleView:
             self.show_todos(event.new)
         elif isinstance(event, ToolRequested):
             self.ticker.stop()
-            self.console.print(call_line(event.tool, event.args))
+            self.console.print(call_line(event.tool, event.args, reviewed_here=self.repl))
         elif isinstance(event, ToolStarted) and event.tool == "Bash":
             self.ticker.start("Running…")
         elif isinstance(event, ToolDecision):

@@ -50,8 +50,10 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: st
     else:
         _write_json(final_record(outcome, plan, code, agent.state.session_id, usage), sys.stdout)
     if code == PLAN_NOT_APPROVED:
-        view.notice("The plan awaits approval: nothing was changed (exit code 4). Pass "
-                    "--approve-plan to approve it, or review it in the REPL:", style="yellow")
+        view.notice("The plan awaits your approval; nobody can review it in a -p run, so nothing "
+                    "was changed (exit code 4). To approve a plan in -p, run again with "
+                    "--approve-plan; to review this one, resume the session interactively:",
+                    style="yellow")
         view.command("", resume_command(agent.state.session_id))
     elif outcome.ending == "interrupted":
         view.error("interrupted")

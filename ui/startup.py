@@ -24,6 +24,7 @@ from session.lock import SessionLock
 from session.session_list import SessionInfo
 from session.store import SessionStore, StoreUnavailable
 from tools.base import counted
+from tools.plan_mode import PENDING
 from ui.console import ConsoleView
 
 
@@ -95,10 +96,20 @@ def show_last_exchange(session: Session, view: ConsoleView) -> None:
             _show_lines(summary, view)
         return
     view.notice(f"Where it stopped:\n› {' '.join(prompt.split())}", style="dim")
-    if not answer.strip():
+    pending = _plan_pending(session.agent.messages)
+    if answer.strip():
+        _show_lines(answer, view)
+    elif not pending:
         view.notice("(no answer yet)", style="dim")
-        return
-    _show_lines(answer, view)
+    if pending:
+        view.notice("Its plan awaits your review: say so, and the model presents it again.",
+                    style="yellow")
+
+
+def _plan_pending(messages: list[dict]) -> bool:
+    """Whether the history ends on a plan nobody could review (a -p run without --approve-plan)."""
+    last = messages[-1] if messages else {}
+    return last.get("role") == "tool" and str(last.get("content") or "").startswith(PENDING)
 
 
 def _show_lines(markdown: str, view: ConsoleView) -> None:
