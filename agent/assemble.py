@@ -5,8 +5,9 @@ the user's review), `approve` (a PermissionRequest with a preview of the call,
 answered yes, yes for the session, or no with feedback) and `ask`
 (AskUserQuestion's questions, answered). Tests pass fakes; index.py passes the
 console's. This is where the seams are filled: the hook registry (deny hooks,
-then ask hooks), the tool set, and the preparers that run before each request
-(automatic compaction, due reminders, session mentions). Sub-agents are built
+then ask hooks), the tool set, the preparers that run before each request
+(automatic compaction, due reminders, session mentions), and the listener that
+stops what Bash calls left running when plan mode begins. Sub-agents are built
 here too, by the same parts (agent/subagents.py says what they inherit).
 """
 
@@ -34,6 +35,7 @@ from state import AppState
 from tools.agent_tool import SUBAGENT_EXCLUDED
 from tools.ask_user import Answers, Questionnaire
 from tools.bash.classifier.classify import classify
+from tools.bash.stop_left_running import stop_when_planning
 from tools.judgement import Judgement
 from tools.plan_mode import PlanReview
 from tools.toolset import build_tools
@@ -79,6 +81,7 @@ def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[
     executor = Executor(tools, build_hooks(), state, approve, mailbox=mailbox)
     reminders = Reminders(ReminderLog(planning=state.plan_mode))
     state.events.subscribe(reminders.log.on_event)
+    state.events.subscribe(stop_when_planning(state.events))
     agent = Agent(model, executor, state, workspace,
                   preparers=[AutoCompact(*compact_after_tokens), reminders, session_mentions],
                   recover_overflow=OverflowRecovery(compact_after_tokens[0]), home=home)

@@ -171,6 +171,22 @@ class SubAgentTokensUsed:
 
 
 @dataclass(frozen=True)
+class BackgroundProcess:
+    """A process a Bash call left running: its pid and command name (which it chose itself)."""
+
+    pid: int
+    name: str
+
+
+@dataclass(frozen=True)
+class LeftRunningStopped:
+    """Plan mode began, so what earlier Bash calls left running was stopped (or could not be)."""
+
+    stopped: tuple[BackgroundProcess, ...]
+    still_running: tuple[BackgroundProcess, ...] = ()
+
+
+@dataclass(frozen=True)
 class AskCountdown:
     """AskUserQuestion's auto-continue times (seconds since the epoch) for one questionnaire."""
 
@@ -182,7 +198,8 @@ class AskCountdown:
 
 Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolRequested, ToolDecision, ToolStarted,
               ToolFinished, TokensUsed, Compacted, MemoryChanged, SubAgentStarted,
-              SubAgentDecision, SubAgentFinished, SubAgentTokensUsed, AskCountdown]
+              SubAgentDecision, SubAgentFinished, SubAgentTokensUsed, AskCountdown,
+              LeftRunningStopped]
 
 
 @dataclass

@@ -24,9 +24,9 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.approval import PermissionRequest
-from agent.events import (Event, MemoryChanged, ModeChanged, SubAgentDecision, SubAgentFinished,
-                          SubAgentStarted, Todo, TodosChanged, ToolDecision, ToolFinished,
-                          ToolRequested, ToolStarted)
+from agent.events import (BackgroundProcess, Event, LeftRunningStopped, MemoryChanged, ModeChanged,
+                          SubAgentDecision, SubAgentFinished, SubAgentStarted, Todo, TodosChanged,
+                          ToolDecision, ToolFinished, ToolRequested, ToolStarted)
 from hooks.session_rules import SESSION_RULE
 from models.base import Notice
 from tools.base import counted
@@ -141,6 +141,17 @@ class ConsoleView:
                         style="blue")
         elif isinstance(event, (SubAgentStarted, SubAgentDecision, SubAgentFinished)):
             self.show_subagent(event)
+        elif isinstance(event, LeftRunningStopped):
+            self.show_left_running_stopped(event)
+
+    def show_left_running_stopped(self, event: LeftRunningStopped) -> None:
+        """Plan mode began: one line for what earlier commands left running and was stopped."""
+        if event.stopped:
+            self.notice(f"stopped {_processes(event.stopped)} that earlier commands left running",
+                        style="yellow")
+        if event.still_running:
+            self.notice(f"could not stop {_processes(event.still_running)} that earlier commands "
+                        "left running: they may still change things", style="bold red")
 
     def show_subagent(self, event: SubAgentStarted | SubAgentDecision | SubAgentFinished) -> None:
         """A sub-agent's progress, one indented line each, under the Agent call."""
@@ -248,6 +259,12 @@ class ConsoleView:
     def error(self, text: str) -> None:
         """An error in red; its text may quote untrusted input."""
         self.console.print(safe_line(f"error: {text}", style="bold red"))
+
+
+def _processes(processes: tuple[BackgroundProcess, ...]) -> str:
+    """`1 process (1234 sh)`."""
+    names = ", ".join(f"{process.pid} {process.name}" for process in processes)
+    return f"{counted(len(processes), 'process')} ({names})"
 
 
 def _summarise(args: dict[str, Any]) -> str:

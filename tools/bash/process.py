@@ -34,12 +34,13 @@ PR_SET_PDEATHSIG = 1
 
 @dataclass
 class Outcome:
-    """What a finished call left: its output (capped) and how it ended."""
+    """What a finished call left: its output (capped), how it ended, and its process group."""
 
     text: str
     returncode: int | None
     timed_out: bool = False
     flooded: bool = False
+    group: int = 0
 
 
 class _Capped:
@@ -100,7 +101,7 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
         process.wait()
         process.stdout.close()
     return Outcome(output.text(), None if timed_out or output.flooded else process.returncode,
-                   timed_out=timed_out, flooded=output.flooded)
+                   timed_out=timed_out, flooded=output.flooded, group=process.pid)
 
 
 def _watchdog(group: int) -> subprocess.Popen:

@@ -16,7 +16,9 @@ root, without capabilities (sandbox/unasked.py); a command the user approved
 (asked, or in yolo mode) runs as the user's own, unbounded.
 Where a sandbox layer is missing, plan-mode Bash runs less
 (sandbox/narrowing.py). Every call runs in its own process group and leaves
-nothing behind (process.py).
+nothing behind (process.py), except what escaped that group: outside plan mode
+the result says what the call left running (left_running.py), and plan mode
+stops it when it begins (stop_left_running.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, Callable
 
 from state import AppState
 from tools.base import Tool, ToolResult, object_schema
+from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.launch import plan_mode_launch, remove_left_behind_scratch
@@ -62,16 +65,19 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     def run(args: dict[str, Any]) -> ToolResult:
         command = args["command"]
         timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
-        env = {**os.environ, **NO_PROMPTS}
+        marker = new_call_marker()
+        env = {**os.environ, **NO_PROMPTS, VARIABLE: marker}
         read_only = classify(command).read_only
         if state.plan_mode or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
         if runs_unasked(state.plan_mode, state.permission_mode, read_only):
             bounded = unasked_launch()
-            return _result(run_process([*bounded.prefix, "bash", "-c", command], str(workspace),
-                                       env, timeout, bounded.in_child), timeout)
+            outcome = run_process([*bounded.prefix, "bash", "-c", command], str(workspace), env,
+                                  timeout, bounded.in_child)
+            return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if not state.plan_mode:
-            return _result(run_process(["bash", "-c", command], str(workspace), env, timeout), timeout)
+            outcome = run_process(["bash", "-c", command], str(workspace), env, timeout)
+            return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if first_plan_call:
             first_plan_call.clear()
             remove_left_behind_scratch()
@@ -80,7 +86,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
             outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
                                   {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
                                   watchdog=not launch.dies_with_parent)
-        return _result(outcome, timeout)
+        return _result(outcome, timeout, [])
 
     def judge(args: dict[str, Any]) -> Judgement:
         judgement = classify(args["command"])
@@ -97,12 +103,22 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
                 run, judge=judge, preview=command_preview)
 
 
-def _result(outcome: Outcome, timeout: int) -> ToolResult:
+def _result(outcome: Outcome, timeout: int, left: list[LeftProcess]) -> ToolResult:
+    """The output, then one bracketed line: how it ended, and what it left running."""
     if outcome.timed_out:
-        return ToolResult(f"The command timed out after {timeout} s and was stopped.\n{outcome.text}",
-                          is_error=True, summary=f"timed out after {timeout} s")
-    if outcome.flooded:
-        limit = f"stopped: it printed more than {FLOOD_LIMIT // 1_000_000} MB"
-        return ToolResult(f"{outcome.text}\n[{limit}]", is_error=True, summary=limit)
-    status = f"exit code {outcome.returncode}"
-    return ToolResult(f"{outcome.text}\n[{status}]", is_error=outcome.returncode != 0, summary=status)
+        summary = f"timed out after {timeout} s"
+        content, notes = f"The command timed out after {timeout} s and was stopped.\n{outcome.text}", []
+    elif outcome.flooded:
+        summary = f"stopped: it printed more than {FLOOD_LIMIT // 1_000_000} MB"
+        content, notes = outcome.text, [summary]
+    else:
+        summary = f"exit code {outcome.returncode}"
+        content, notes = outcome.text, [summary]
+    if left:
+        running = f"left running: {describe(left)}"
+        summary += f" · {running}"
+        notes.append(f"{running}; it goes on after this call, until it ends or plan mode begins")
+    if notes:
+        content += f"\n[{'; '.join(notes)}]"
+    return ToolResult(content, is_error=outcome.timed_out or outcome.flooded or outcome.returncode != 0,
+                      summary=summary)

@@ -1,0 +1,169 @@
+"""What a Bash call leaves running is reported, and stopped when plan mode begins.
+
+A `setsid` loop escapes the call's process group, so killing the group at the
+end of the call does not stop it. The call's result says it is still running,
+and entering plan mode, by any way in, stops it and says so on screen; a
+process stepagent did not start is never touched.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from agent.events import LeftRunningStopped
+from tests.harness import Session, call, turn
+from tests.terminal import Terminal
+from ui.console import ConsoleView
+
+LEFT = re.compile(r"left running: 1 process \((\d+) [^)]+\)")
+
+
+@pytest.fixture
+def tokens():
+    """Unique words for the test's background loops; whatever still runs with one is killed after."""
+    made: list[str] = []
+    yield lambda: made.append(uuid.uuid4().hex) or made[-1]
+    for token in made:
+        subprocess.run(["pkill", "-KILL", "-f", token], capture_output=True)
+
+
+def loop_writing(out: Path, token: str) -> str:
+    """A loop that appends to `out` five times a second, in a session of its own.
+
+    The command waits for the first line: until then the loop may not have left the
+    call's group yet, and would die with it.
+    """
+    return (f"setsid sh -c 'while :; do date >> {out}; sleep 0.2; : {token}; done' >/dev/null 2>&1 & "
+            f"until [ -s {out} ]; do sleep 0.05; done")
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_until(condition, seconds: float = 10) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def grows(path: Path, seconds: float = 5) -> bool:
+    """True when `path` grows within `seconds` (the loop writes every 0.2 s)."""
+    before = size(path)
+    return wait_until(lambda: size(path) > before, seconds=seconds)
+
+
+def stays(path: Path) -> bool:
+    """True when `path` does not grow for three of the loop's periods."""
+    return not grows(path, seconds=0.6)
+
+
+def screen_of(session: Session) -> io.StringIO:
+    out = io.StringIO()
+    session.state.events.subscribe(ConsoleView(Console(file=out, width=200)).on_event)
+    return out
+
+
+def stopped_events(session: Session) -> list[LeftRunningStopped]:
+    seen: list[LeftRunningStopped] = []
+    session.state.events.subscribe(lambda event: isinstance(event, LeftRunningStopped) and seen.append(event))
+    return seen
+
+
+WAYS_IN = {
+    "EnterPlanMode": lambda session: session.run("plan it"),
+    "/plan": lambda session: session.state.enter_plan_mode("/plan"),
+    "Shift+Tab": lambda session: [session.state.cycle("Shift+Tab") for _ in range(3)],
+    "--mode plan": lambda session: session.state.select("plan", "--mode"),
+}
+
+
+@pytest.mark.parametrize("way_in", WAYS_IN)
+def test_a_process_a_call_left_running_is_reported_then_stopped_when_plan_mode_begins(
+        tmp_path, tokens, way_in):
+    out = tmp_path / "out"
+    session = Session(tmp_path, [turn("", call("Bash", command=loop_writing(out, tokens()))),
+                                 turn("started"), turn("", call("EnterPlanMode")), turn("planning")],
+                      permission_answers=[True])
+    session.run()
+    result = session.tool_results()[0]
+    left = LEFT.search(result)
+    assert left, result
+    pid = int(left.group(1))
+    assert grows(out), "the loop should outlive the call"
+
+    screen, stopped = screen_of(session), stopped_events(session)
+    WAYS_IN[way_in](session)
+    assert session.state.plan_mode
+    assert wait_until(lambda: not running(pid), seconds=5), "the loop still runs in plan mode"
+    assert stays(out)
+    assert [[process.pid for process in event.stopped] for event in stopped] == [[pid]]
+    assert f"stopped 1 process ({pid} " in screen.getvalue()
+
+
+def test_a_process_stepagent_did_not_start_is_never_touched(tmp_path, tokens):
+    out, theirs = tmp_path / "out", tmp_path / "theirs"
+    stranger = subprocess.Popen(["bash", "-c", loop_writing(theirs, tokens())])
+    stranger.wait()
+    session = Session(tmp_path, [turn("", call("Bash", command=loop_writing(out, tokens()))),
+                                 turn("started")], permission_answers=[True])
+    session.run()
+    assert LEFT.search(session.tool_results()[0])
+    stopped = stopped_events(session)
+    session.state.enter_plan_mode("/plan")
+    assert stopped and stays(out)
+    assert grows(theirs), "a process the test started was stopped"
+
+
+def test_an_ordinary_call_reports_nothing_left_and_plan_mode_stops_nothing(tmp_path):
+    session = Session(tmp_path, [turn("", call("Bash", command="(sleep 0.1; echo done) & wait")),
+                                 turn("done")], mode="yolo")
+    session.run()
+    result = session.tool_results()[0]
+    assert result.endswith("[exit code 0]") and "left running" not in result
+    screen, stopped = screen_of(session), stopped_events(session)
+    session.state.enter_plan_mode("/plan")
+    assert stopped == [] and "stopped" not in screen.getvalue()
+
+
+def test_shift_tab_into_plan_mode_says_on_screen_what_it_stopped(workspace, tmp_path, tokens):
+    """The real REPL (about 2 s: it starts stepagent): the result's line, then Shift+Tab's."""
+    out = tmp_path / "out"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [
+        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": loop_writing(out, tokens())}}]},
+        {"text": "started it"}]}))
+    terminal = Terminal.start(workspace, "--mode", "yolo", "--script", str(script))
+    try:
+        terminal.expect("›")
+        terminal.sendline("start the loop")
+        terminal.expect(r"left running: 1 process \((\d+) ")
+        pid = terminal.child.match.group(1)
+        terminal.expect("started it")
+        terminal.expect("›")
+        assert grows(out)
+        terminal.send("\x1b[Z")
+        terminal.expect_text(f"stopped 1 process ({pid} sh)")
+        assert wait_until(lambda: not running(int(pid))) and stays(out)
+    finally:
+        terminal.close()

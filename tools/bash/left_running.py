@@ -1,0 +1,134 @@
+"""What a Bash call left running: the processes that escaped its process group.
+
+Beside process.py, in every mode. A call's process group is killed when the
+call ends, but a process that called setsid (a daemon, `setsid cmd &`) or
+took a group of its own (`set -m` in bash) is not in it, and goes on. To find
+those, every call's environment carries a marker, STEPAGENT_BASH_CALL, whose
+value names this stepagent process (its pid and start time, so a reused pid
+is not mistaken for it) and the call. Children inherit their environment, so
+once the call's group is killed, any live process outside that group whose
+/proc/PID/environ carries the marker was left behind by the call; carrying
+this stepagent's part of the marker, by any of its calls. Nothing is waited
+for or reaped: subprocess keeps sole charge of its own children.
+
+Why not the alternatives. PR_SET_CHILD_SUBREAPER makes orphans stepagent's
+children, but they must then be reaped, and waiting for "any child"
+(waitpid(-1)) steals exit codes that subprocess waits for; it also changes
+the whole process, and does not say which call a process came from. A cgroup
+per call sees every process whatever its environment, but needs root (or a
+delegated cgroup tree); tools/bash/sandbox/cgroups.py uses one for plan-mode
+calls as root. The marker needs no privilege, and finding it reads /proc once
+(bench/left_running.py measures it).
+
+What it cannot see: a process that drops the variable (`env -i setsid …`,
+programs that clean their environment) or rewrites its own environment
+block; a process whose environ cannot be read (another user's, or a setuid
+program's, unless stepagent runs as root); a process in another PID namespace.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+
+from tools.base import counted
+
+VARIABLE = "STEPAGENT_BASH_CALL"
+SHOWN = 5
+
+
+@dataclass(frozen=True)
+class LeftProcess:
+    """A live process that carries a call's marker: who it is and where it sits."""
+
+    pid: int
+    name: str
+    parent: int
+    group: int
+    started: int
+
+    @property
+    def shown(self) -> str:
+        """`1234 sh`, its name made printable (a process names itself)."""
+        return f"{self.pid} {''.join(c if c.isprintable() else '?' for c in self.name)}"
+
+
+def this_stepagent() -> str:
+    """This stepagent process's part of the marker: its pid and start time."""
+    return f"{os.getpid()}.{_stat(os.getpid())[19]}"
+
+
+def new_call_marker() -> str:
+    """The marker for one call: this stepagent, then a token of its own."""
+    return f"{this_stepagent()}.{secrets.token_hex(4)}"
+
+
+def left_by(marker: str, outside_group: int = 0) -> list[LeftProcess]:
+    """Live processes carrying `marker` (a call's, or this_stepagent()'s for all its calls).
+
+    Processes in `outside_group` (the call's own group, killed but perhaps not yet
+    gone) are not counted.
+    """
+    wanted = f"{VARIABLE}={marker}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        if not _carries(pid, wanted):
+            continue
+        process = _describe(pid)
+        if process and process.group != outside_group:
+            found.append(process)
+    return found
+
+
+def still_running(process: LeftProcess) -> bool:
+    """True while this very process (not one that reused its pid) has not exited."""
+    found = _describe(process.pid)
+    return found is not None and found.started == process.started
+
+
+def topmost(processes: list[LeftProcess]) -> list[LeftProcess]:
+    """Those whose parent is not among them: `sh` rather than the `sleep` it runs just now."""
+    pids = {process.pid for process in processes}
+    return [process for process in processes if process.parent not in pids]
+
+
+def describe(processes: list[LeftProcess]) -> str:
+    """`1 process (1234 sh)`, counting the topmost ones, naming at most SHOWN."""
+    shown = topmost(processes)
+    names = ", ".join(process.shown for process in shown[:SHOWN])
+    more = f", and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
+    return f"{counted(len(shown), 'process')} ({names}{more})"
+
+
+def _carries(pid: int, wanted: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            block = environ.read()
+    except OSError:  # gone, another user's, or a setuid program's
+        return False
+    if wanted not in block:
+        return False
+    return any(item == wanted or item.startswith(wanted + b".") for item in block.split(b"\0"))
+
+
+def _describe(pid: int) -> LeftProcess | None:
+    """The process as /proc/PID/stat tells it; None when gone or a zombie (it can change nothing)."""
+    try:
+        fields = _stat(pid)
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as comm:
+            name = comm.read().rstrip("\n")
+    except OSError:
+        return None
+    if fields[0] in ("Z", "X"):
+        return None
+    return LeftProcess(pid, name, parent=int(fields[1]), group=int(fields[2]), started=int(fields[19]))
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+        return stat.read().rsplit(")", 1)[1].split()

@@ -1,0 +1,121 @@
+"""When plan mode begins, stop what earlier Bash calls left running.
+
+Part of the promise "while plan mode is on, nothing changes": a process that a
+build-mode or yolo call left running (left_running.py finds them) would go on
+changing files after the switch. The listener here hears every ModeChanged
+that puts plan mode on (/plan, Shift+Tab, the model's EnterPlanMode, --mode
+plan at start or on resume all go through AppState) and stops them: SIGTERM to
+each process and its process group, a short grace, then SIGKILL, all bounded.
+It then emits LeftRunningStopped, which the console shows in one line. Plan
+mode only turns on between tool calls, so no call of this stepagent is running
+while it sweeps. A process is signalled through a pidfd, so a pid that was
+reused in the meantime is never hit; nothing is reaped (stepagent is not the
+parent of what it stops).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.events import BackgroundProcess, Event, EventBus, LeftRunningStopped, ModeChanged
+from tools.bash.left_running import LeftProcess, left_by, still_running, this_stepagent, topmost
+
+GRACE_SECONDS = 1.0
+KILL_WAIT_SECONDS = 2.0
+ROUNDS = 3
+
+
+@dataclass
+class Sweep:
+    """What a sweep stopped, and what it could not."""
+
+    stopped: list[LeftProcess] = field(default_factory=list)
+    still_running: list[LeftProcess] = field(default_factory=list)
+
+
+def stop_when_planning(events: EventBus) -> Callable[[Event], None]:
+    """A listener for `events`: when plan mode turns on, stop what this stepagent's calls left."""
+    def listen(event: Event) -> None:
+        if isinstance(event, ModeChanged) and event.plan_mode:
+            sweep = stop_left_running(this_stepagent())
+            if sweep.stopped or sweep.still_running:
+                events.emit(LeftRunningStopped(_records(sweep.stopped), _records(sweep.still_running)))
+    return listen
+
+
+def stop_left_running(marker: str) -> Sweep:
+    """Stop every process carrying `marker`; a few rounds, for one that starts another while it goes."""
+    sweep = Sweep()
+    for _ in range(ROUNDS):
+        found = left_by(marker)
+        if not found:
+            break
+        gone = stop(found)
+        sweep.stopped += gone
+        sweep.still_running = [process for process in found if process not in gone]
+    return sweep
+
+
+def stop(processes: list[LeftProcess]) -> list[LeftProcess]:
+    """SIGTERM, a grace, then SIGKILL, to each process and its group; those that exited."""
+    handles = _pidfds(processes)
+    try:
+        _signal(handles, signal.SIGTERM)
+        _wait(handles, GRACE_SECONDS)
+        if handles:
+            _signal(handles, signal.SIGKILL)
+            _wait(handles, KILL_WAIT_SECONDS)
+    finally:
+        for fd in handles.values():
+            os.close(fd)
+    return [process for process in processes if process not in handles]
+
+
+def _pidfds(processes: list[LeftProcess]) -> dict[LeftProcess, int]:
+    """A pidfd for each process still running; checked after opening, so it is that very process."""
+    handles = {}
+    for process in processes:
+        try:
+            fd = os.pidfd_open(process.pid)
+        except OSError:
+            continue
+        if still_running(process):
+            handles[process] = fd
+        else:
+            os.close(fd)
+    return handles
+
+
+def _signal(handles: dict[LeftProcess, int], number: int) -> None:
+    own = os.getpgrp()
+    for process, fd in handles.items():
+        try:
+            signal.pidfd_send_signal(fd, number)
+        except OSError:
+            pass
+        if process.group > 1 and process.group != own:
+            try:
+                os.killpg(process.group, number)
+            except OSError:
+                pass
+
+
+def _wait(handles: dict[LeftProcess, int], seconds: float) -> None:
+    """Until each pidfd says its process exited, or `seconds` passed; the exited leave `handles`."""
+    end = time.monotonic() + seconds
+    while handles:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        ready, _, _ = select.select(list(handles.values()), [], [], left)
+        for process in [process for process, fd in handles.items() if fd in ready]:
+            os.close(handles.pop(process))
+
+
+def _records(processes: list[LeftProcess]) -> tuple[BackgroundProcess, ...]:
+    return tuple(BackgroundProcess(process.pid, process.name) for process in topmost(processes))
