@@ -13,7 +13,9 @@ emitted as a ToolFinished, cut to MAX_RESULT_CHARS (tools/base.py): the one
 cap every tool's result passes. When an ask hook asks, the user gets a
 PermissionRequest with a preview of what will run; a "yes, don't ask again"
 adds a session rule, which is consulted only here, after the deny hooks, so it
-can never lift a plan-mode denial.
+can never lift a plan-mode denial. Ctrl-C at that question emits the call's
+ToolFinished ("Not run") before the interrupt goes on to the loop, so the
+screen shows one result for it, as it does for a "no".
 
 `run_batch` runs a reply's calls in order, except that consecutive calls of a
 `concurrent` tool (Agent) are decided in order and then run side by side, at
@@ -44,6 +46,7 @@ from tools.validate import schema_errors
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
             "or take another approach.")
 UNANSWERED = "no one to ask"
+INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
 MAX_PARALLEL = 3
 Guard = Callable[[ToolCall, Callable[[], Any]], Any]
 
@@ -98,7 +101,11 @@ class Executor:
         verdict = self.hooks.check(ToolCallEvent(tool, args, self.state.view()))
         asked = False
         if verdict.decision == "ask":
-            verdict, asked = self._ask(tool, args, verdict)
+            try:
+                verdict, asked = self._ask(tool, args, verdict)
+            except KeyboardInterrupt:  # Ctrl-C at the question: the call shows its result, as a "no" does
+                self._finished(call.name, args, error(INTERRUPTED))
+                raise
         self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
                                             verdict.reason, asked))
         if verdict.decision == "deny":
@@ -109,15 +116,17 @@ class Executor:
     def invoke(self, allowed: Allowed) -> ToolResult:
         """The handler's result; an exception in it becomes an error result."""
         call, tool, args = allowed.call, allowed.tool, allowed.args
-        result = error("Not run: the user interrupted the turn (Ctrl-C).")
+        result = error(INTERRUPTED)
         try:
             result = capped(tool.handler(args))
         except Exception as exc:  # a broken tool must not break the session
             result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
         finally:
-            self.state.events.emit(ToolFinished(call.name, args, result.summary, result.content,
-                                                result.is_error))
+            self._finished(call.name, args, result)
         return result
+
+    def _finished(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
+        self.state.events.emit(ToolFinished(name, args, result.summary, result.content, result.is_error))
 
     def _is_concurrent(self, call: ToolCall) -> bool:
         tool = self.tools.get(call.name)

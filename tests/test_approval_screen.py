@@ -1,5 +1,6 @@
 """The screen as a person reads it, in a pseudo-terminal and in tmux: what is shown before a
-question, failures in red with their text, and one copy of a long answer in the scrollback."""
+question, the result line of a call cancelled at its question, failures in red with their text,
+and one copy of a long answer in the scrollback."""
 
 from __future__ import annotations
 
@@ -49,6 +50,29 @@ def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_
         terminal.expect_text("denied by you")
         terminal.expect_text("all done")
         assert (workspace / "app.py").read_text() == OLD.replace("'hi'", "'hello'")
+    finally:
+        terminal.close()
+
+
+def test_ctrl_c_at_a_question_shows_the_call_was_not_run_before_the_turn_ends(workspace, tmp_path):
+    terminal = Terminal.start(workspace, "--script", script(
+        tmp_path, {"tool_calls": [{"name": "Write", "arguments": {"file_path": "a.txt", "content": "x"}}]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "touch made.txt"}}]},
+        {"text": "all done"}))
+    first_of = re.compile("Not run: the user interrupted|Turn cancelled")
+    try:
+        terminal.expect("›")
+        for message, call in [("write it", "● Write(a.txt)"), ("touch it", "● Bash(touch made.txt)")]:
+            terminal.sendline(message)
+            terminal.expect_text(call)
+            terminal.expect_text(r"Allow? [y/n]")
+            terminal.child.sendintr()
+            terminal.expect(first_of)
+            assert terminal.child.match.group(0) != "Turn cancelled", "the call's result line comes first"
+            terminal.expect_text("Turn cancelled")
+        terminal.sendline("go on")
+        terminal.expect_text("all done")
+        assert not (workspace / "a.txt").exists() and not (workspace / "made.txt").exists()
     finally:
         terminal.close()
 
