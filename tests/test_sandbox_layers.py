@@ -96,6 +96,7 @@ def test_outside_plan_mode_nothing_is_narrowed(repository):
 def test_a_missing_layer_is_named_with_what_it_leaves_open():
     notice = plan_mode_notice(NO_BWRAP)
     assert "Missing: bubblewrap" in notice and "repository-configured program" in notice
+    assert "read a FIFO outside" in notice
     assert "Missing" not in plan_mode_notice(FULL)
     bare = {row.layer: row for row in layer_rows(NOTHING)}
     assert not bare["seccomp"].active and "unix sockets" in bare["seccomp"].leaves_open

@@ -96,7 +96,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
 
     return Tool("Bash", "Run a bash command in the workspace and return its output and exit code. "
                 "While planning only read-only commands run (ls, cat, grep, find without actions, "
-                "git status/log/diff/show…).",
+                "git status/log/diff/show…), and they may see a private, empty /tmp and /run: read "
+                "files there with Read.",
                 object_schema({"command": {"type": "string"}},
                               {"timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT,
                                            "description": "Seconds (default 120)."}}),

@@ -20,10 +20,13 @@ daemon and no root. What each option gives:
   nested user namespace is refused by the seccomp filter, which costs nothing
   per call; bwrap's --disable-userns costs one more namespace, about 5 ms.)
 - `--dev /dev`: a minimal /dev (null, zero, random, tty …), read-only but for
-  a small /dev/shm; a bounded tmpfs (`--size`) on an empty folder made for the
-  call, which is TMPDIR: the call's only scratch space, gone with the call.
-  The host's /tmp stays visible (read-only), so paths there read as they do
-  outside the sandbox.
+  a small private /dev/shm.
+- empty read-only /tmp, /var/tmp and /run, so no FIFO another program keeps
+  there can be read (private_folders.py, which also says what stays open);
+  the workspace, the home folder and the call's private folder come back
+  beneath them, read-only, and a bounded tmpfs (`--size`) on an empty folder
+  made for the call is TMPDIR: the call's only scratch space, gone with the
+  call. The Read tool still reads files in the host's /tmp.
 - `--die-with-parent`: killed when stepagent dies; `--new-session`: no
   terminal to push keystrokes into (TIOCSTI).
 - `--seccomp FD`: the system-call filter of seccomp.py, loaded last; then
@@ -32,12 +35,15 @@ daemon and no root. What each option gives:
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-TMP_BYTES = 64 << 20
+from tools.bash.sandbox.private_folders import private_folders_argv
+
 SHM_BYTES = 8 << 20
 SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc/ld.so.cache")
 
@@ -49,8 +55,10 @@ def bwrap_path() -> str | None:
     if not found:
         return None
     try:
-        done = subprocess.run([*bwrap_argv(found, Path("/"), None, "/tmp"), "true"],
-                              capture_output=True, timeout=10)
+        with tempfile.TemporaryDirectory(prefix="stepagent-bwrap-probe-") as private:
+            os.mkdir(os.path.join(private, "tmp"))
+            done = subprocess.run([*bwrap_argv(found, Path("/"), None, os.path.join(private, "tmp")),
+                                   "true"], capture_output=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return found if done.returncode == 0 else None
@@ -61,10 +69,11 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
 
     A private tmpfs on the empty folder `scratch` is its TMPDIR.
     """
+    scratch = os.path.realpath(scratch)
     argv = [bwrap, "--ro-bind", "/", "/",
             "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
-            "--size", str(TMP_BYTES), "--tmpfs", scratch,
+            *private_folders_argv(os.path.realpath(workspace), scratch),
             "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
             "--new-session", "--setenv", "TMPDIR", scratch, "--chdir", str(workspace)]
     if seccomp_fd is not None:

@@ -16,8 +16,10 @@ Two facts shape how it is applied:
 - Landlock skips the folder a filesystem is mounted on when it walks up from a
   file, so the rule that allows writes names the parent of the call's tmpfs.
   The parent itself stays read-only through the bind mount.
-Reading an outside FIFO is not stopped by this layer or any other: Landlock
-cannot tell a FIFO from a file when it allows reading.
+Reading an outside FIFO is not stopped by this layer (Landlock cannot tell a
+FIFO from a file when it allows reading): bubblewrap hides the folders where
+other programs keep theirs (private_folders.py), and one kept elsewhere stays
+readable.
 """
 
 from __future__ import annotations

@@ -86,10 +86,13 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
     return [
         LayerRow("classifier", True, "default deny: only commands known to be read-only run"),
         LayerRow("bubblewrap", bool(layers.bwrap),
-                 "read-only /, own PID, network, IPC and user namespaces, a bounded private TMPDIR, "
-                 "dies with stepagent" if layers.bwrap else "bwrap missing or not allowed to run",
+                 "read-only /, own PID, network, IPC and user namespaces, private /tmp, /var/tmp "
+                 "and /run (a FIFO elsewhere, as in the home folder, can still be read), a bounded "
+                 "private TMPDIR, dies with stepagent" if layers.bwrap else
+                 "bwrap missing or not allowed to run",
                  "" if layers.bwrap else
-                 "file metadata is guarded by seccomp alone, no network namespace, a process "
+                 "a command can read a FIFO outside (taking what another program sends through "
+                 "it), file metadata is guarded by seccomp alone, no network namespace, a process "
                  "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob"
                  + ("" if layers.root else ", and Read of a file another user owns")
                  + ") can update its access time; git commands that can run a "

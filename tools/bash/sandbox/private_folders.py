@@ -1,0 +1,135 @@
+"""Private /tmp, /var/tmp and /run: the folders where other programs keep their FIFOs.
+
+Part of the bubblewrap layer of the plan-mode sandbox (bwrap.py). Opening a FIFO
+for reading takes what its writer sends and wakes a writer waiting in open(),
+and neither a read-only mount (it shares the FIFO's inode, so it is the same
+pipe) nor Landlock (it cannot allow reading files but refuse FIFOs) stops it.
+So the folders where programs make FIFOs at known paths are covered with an
+empty, small, read-only tmpfs: /tmp, /var/tmp, /run (with /var/run and
+/var/lock, real folders on some systems; links into /run on most). /dev/shm is
+already private (bwrap.py). Kernel files that consume what they return
+(tracefs's trace_pipe; debugfs holds tracefs too) are covered the same way
+wherever tracefs or debugfs is mounted: root inside the user namespace, mapped
+to root outside, may open them by owner permission alone.
+
+Bubblewrap applies its options in order, so after the covers come back what
+the call needs beneath them, read-only: the workspace (tests keep theirs in
+/tmp, users may too), the home folder (tools and git read their
+configuration there) and the call's private folder (made in /tmp), whose
+`tmp` gets the scratch tmpfs afterwards. What comes back is the whole
+top-level folder holding each (/tmp/work for /tmp/work/repo/pkg): a
+repository above the workspace, and `..`, read as they do outside. Landlock's
+write rule names the private folder's inode, which is the same beneath the
+bind mount (a mount's root is checked when Landlock walks up), so writes in
+the scratch still pass. The symbolic links at the top of a covered /run are
+made again (NixOS keeps its programs behind /run/current-system): a link
+leads only where the call could go anyway.
+
+What stays open: a FIFO anywhere else (the home folder, /var/lib …), in the
+workspace, or in the top-level folder of /tmp that holds the workspace. The
+Read tool (host-side, it refuses FIFOs) still reads files in the covered
+folders.
+"""
+
+from __future__ import annotations
+
+import os
+
+COVERED_FOLDERS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock")
+LINKS_KEPT_IN = "/run"
+KERNEL_PIPE_FILESYSTEMS = frozenset({"tracefs", "debugfs"})
+COVER_BYTES = 1 << 20
+SCRATCH_BYTES = 64 << 20
+
+
+def private_folders_argv(workspace: str, scratch: str) -> list[str]:
+    """bwrap options: the covers, what comes back beneath them, the scratch tmpfs, then read-only.
+
+    `scratch` is the call's TMPDIR; its parent is the call's private folder.
+    Both paths are real paths (no symbolic links).
+    """
+    covered = covered_folders()
+    needed = (workspace, os.path.realpath(os.path.expanduser("~")), os.path.dirname(scratch))
+    kept = _outermost([top for path in needed if (top := _top_level_in(path, covered))])
+    kernel = [mount for mount in kernel_pipe_mounts()
+              if not _beneath_any(mount, covered) or _beneath_any(mount, kept)]
+    argv = []
+    for folder in covered:
+        argv += ["--size", str(COVER_BYTES), "--tmpfs", folder]
+        if folder == LINKS_KEPT_IN:
+            argv += _links_in(folder)
+    for path in kept:
+        argv += ["--ro-bind", path, path]
+    for mount in kernel:
+        argv += ["--size", str(COVER_BYTES), "--tmpfs", mount]
+    argv += ["--size", str(SCRATCH_BYTES), "--tmpfs", scratch]
+    for folder in [*covered, *kernel]:
+        argv += ["--remount-ro", folder]
+    return argv
+
+
+def covered_folders() -> list[str]:
+    """The folders to cover, as real paths, each once, none beneath another."""
+    found: list[str] = []
+    for folder in COVERED_FOLDERS:
+        real = os.path.realpath(folder)
+        if os.path.isdir(real):
+            found.append(real)
+    return _outermost(found)
+
+
+def kernel_pipe_mounts() -> list[str]:
+    """Where tracefs or debugfs is mounted (outermost only), from this process's mount table."""
+    mounts: list[str] = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as table:
+            for line in table:
+                fields, _, tail = line.partition(" - ")
+                if tail.split(" ", 1)[0] in KERNEL_PIPE_FILESYSTEMS:
+                    mounts.append(_unescape(fields.split(" ")[4]))
+    except OSError:
+        return []
+    return _outermost(mounts)
+
+
+def _links_in(folder: str) -> list[str]:
+    """--symlink options that make the links at the top of `folder` again."""
+    argv = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    argv += ["--symlink", os.readlink(entry.path), entry.path]
+    except OSError:
+        return []
+    return argv
+
+
+def _top_level_in(path: str, covered: list[str]) -> str | None:
+    """The folder at the top of a covered folder that holds `path` (the covered folder if `path` is it)."""
+    for folder in covered:
+        if _beneath(path, folder):
+            first = os.path.relpath(path, folder).split(os.sep)[0]
+            return folder if first == "." else os.path.join(folder, first)
+    return None
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """Each path once, none beneath another."""
+    return [path for index, path in enumerate(paths) if path not in paths[:index]
+            and not any(_beneath(path, other) and path != other for other in paths)]
+
+
+def _unescape(path: str) -> str:
+    """mountinfo writes space, tab, newline and backslash as octal escapes."""
+    for code in ("040", "011", "012", "134"):
+        path = path.replace("\\" + code, chr(int(code, 8)))
+    return path
+
+
+def _beneath(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _beneath_any(path: str, folders: list[str]) -> bool:
+    return any(_beneath(path, folder) for folder in folders)
