@@ -1,7 +1,8 @@
 """What Bash runs without a question is bounded; what the user approved runs as the user's own.
 
 Outside plan mode a command the classifier judges read-only runs at once. It
-gets plan mode's resource limits and, for root, no capabilities; a command
+gets plan mode's resource limits, cannot open the kernel's files that act when
+read (through a link either) and, for root, holds no capabilities; a command
 the user approved (asked in build mode, or run in yolo mode) runs unbounded.
 The classifier refuses, by their names, kernel files that act when read.
 """
@@ -10,16 +11,21 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.harness import Session, call, turn
 from tools.bash.classifier.classify import classify
+from tools.bash.sandbox.landlock import abi_version
 from tools.ripgrep import ripgrep
 
 CAP_SYSLOG = 34
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root holds capabilities to drop")
+needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
 
 
 def effective_capabilities(status: str) -> int:
@@ -68,6 +74,55 @@ def test_a_link_to_the_kernel_log_is_refused_to_roots_unasked_read(tmp_path):
     assert not session.questions
     assert "timed out" not in result
     assert "Operation not permitted" in result and "[exit code 1]" in result
+
+
+@needs_landlock
+def test_a_link_to_the_users_terminal_is_not_read_by_an_unasked_command(tmp_path):
+    """`cat t` with t -> a terminal would wait for, and take, what the user types there."""
+    controller, terminal = os.openpty()
+    try:
+        (tmp_path / "t").symlink_to(os.ttyname(terminal))
+        session = run_in(tmp_path, "build", "cat t")
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    result = session.tool_results()[0]
+    assert not session.questions
+    assert "timed out" not in result
+    assert "Permission denied" in result and "[exit code 1]" in result
+
+
+READ_TRACE_PIPE_THROUGH_A_LINK = """
+import sys
+from pathlib import Path
+from tests.harness import Session, call, turn
+workspace = Path(sys.argv[1])
+(workspace / "notes").symlink_to(sys.argv[2])
+session = Session(workspace, [turn("", call("Bash", command="cat notes", timeout=20)), turn("ok")])
+session.run()
+print(session.questions, session.tool_results()[0])
+"""
+
+
+@needs_landlock
+@needs_root
+def test_a_link_into_tracefs_is_not_read_by_roots_unasked_command(tmp_path):
+    """trace_pipe is root's own file, open to root without capabilities; tracefs is
+    mounted in a private mount namespace, so the host's tracing is left alone."""
+    if not shutil.which("unshare"):
+        pytest.skip("needs unshare to mount tracefs privately")
+    mount, workspace = tmp_path / "tracing", tmp_path / "workspace"
+    mount.mkdir()
+    workspace.mkdir()
+    script = (f"mount -t tracefs nodev {mount} || exit 77; exec {sys.executable} -c "
+              f"'{READ_TRACE_PIPE_THROUGH_A_LINK}' {workspace} {mount}/trace_pipe")
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                          cwd=Path(__file__).parent.parent, timeout=60)
+    if done.returncode == 77:
+        pytest.skip("tracefs cannot be mounted here")
+    assert done.stdout.startswith("[] "), done.stdout + done.stderr
+    assert "timed out" not in done.stdout
+    assert "Permission denied" in done.stdout and "[exit code 1]" in done.stdout
 
 
 @pytest.mark.parametrize("command", [

@@ -11,9 +11,10 @@ classifier judged read-only: such a command runs without a question, and a bare
 repository a clone carried must not start a program through it. (The
 repository's own .git/config is the user's, and stays in force for the rest.)
 What runs without a question is bounded too: outside plan mode, a command the
-classifier judged read-only runs with plan mode's resource limits and, for
-root, without capabilities (sandbox/unasked.py); a command the user approved
-(asked, or in yolo mode) runs as the user's own, unbounded.
+classifier judged read-only runs with plan mode's resource limits, unable to
+open the kernel's files that act when read, and, for root, without
+capabilities (sandbox/unasked.py); a command the user approved (asked, or in
+yolo mode) runs as the user's own, unbounded.
 Where a sandbox layer is missing, plan-mode Bash runs less
 (sandbox/narrowing.py). Every call runs in its own process group and leaves
 nothing behind (process.py), except what escaped that group: outside plan mode
@@ -71,9 +72,9 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         if state.plan_mode or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
         if runs_unasked(state.plan_mode, state.permission_mode, read_only):
-            bounded = unasked_launch()
-            outcome = run_process([*bounded.prefix, "bash", "-c", command], str(workspace), env,
-                                  timeout, bounded.in_child)
+            with unasked_launch() as bounded:
+                outcome = run_process([*bounded.prefix, "bash", "-c", command], str(workspace),
+                                      env, timeout, bounded.in_child)
             return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if not state.plan_mode:
             outcome = run_process(["bash", "-c", command], str(workspace), env, timeout)

@@ -18,9 +18,9 @@ What a word cannot show, it cannot refuse: a symbolic link (`cat k` with
 path built while the command runs. Those are left to the bound on what runs
 without a question (sandbox/unasked.py): root runs such a command without
 capabilities, so /proc/kmsg (CAP_SYSLOG), /dev/mem and /dev/port
-(CAP_SYS_RAWIO) refuse it; other users are refused by the files' permissions.
-Root's own files stay open to root without capabilities: tracefs, /dev/kmsg, a
-watchdog device reached through a link are not stopped by that bound.
+(CAP_SYS_RAWIO) refuse it; other users are refused by the files' permissions;
+and where Landlock is available, the command cannot open a device outside a
+few harmless ones, nor anything in tracefs or debugfs (sandbox/kernel_reads.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A Landlock ruleset that lets a child process read everything and write nothing.
+"""Landlock rulesets: plan mode's, under which a child reads everything and writes nothing.
 
 A layer of the plan-mode sandbox: on its own where bubblewrap is missing, and
 inside bubblewrap, applied after its mounts (Landlock forbids mounting), where
@@ -11,6 +11,10 @@ Landlock governs file contents, not metadata (chmod, times, xattrs): the
 seccomp filter covers those. It is inherited, cannot be lifted by the child,
 and `no_new_privs` stops a setuid binary from escaping it.
 
+`reading_ruleset` is another one, for a command that runs without a question
+outside plan mode: it handles nothing but opening files for reading
+(kernel_reads.py says what such a command may read).
+
 The ruleset is built in the parent; the child only calls two syscalls between
 fork and exec (or perl calls one inside bubblewrap), so nothing heavy runs there.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -28,7 +33,7 @@ CREATE_RULESET_VERSION = 1
 RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
 
-WRITE_FILE, TRUNCATE, IOCTL_DEV = 1 << 1, 1 << 14, 1 << 15
+WRITE_FILE, READ_FILE, TRUNCATE, IOCTL_DEV = 1 << 1, 1 << 2, 1 << 14, 1 << 15
 WRITE_RIGHTS_BY_ABI = {1: 0b1_1111_1111_0010, 2: 0b11_1111_1111_0010}
 FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV
 
@@ -81,7 +86,7 @@ def write_rights(abi: int) -> int:
 
 
 @dataclass
-class ReadOnlyRuleset:
+class Ruleset:
     """A prepared ruleset: pass `restrict` as preexec_fn, then `close` in the parent."""
 
     fd: int
@@ -96,7 +101,7 @@ class ReadOnlyRuleset:
         os.close(self.fd)
 
 
-def read_only_ruleset(writable_dir: str) -> ReadOnlyRuleset:
+def read_only_ruleset(writable_dir: str) -> Ruleset:
     """Everything readable; writable only /dev/null and `writable_dir`."""
     abi = abi_version()
     handled = write_rights(abi)
@@ -110,7 +115,21 @@ def read_only_ruleset(writable_dir: str) -> ReadOnlyRuleset:
     except OSError:
         os.close(fd)
         raise
-    return ReadOnlyRuleset(fd)
+    return Ruleset(fd)
+
+
+def reading_ruleset(readable: Iterable[str]) -> Ruleset:
+    """A ruleset that handles only opening files for reading: allowed beneath `readable` alone.
+
+    Running a program opens it for reading too. A path that cannot be opened is left out."""
+    attr = _RulesetAttr(READ_FILE, 0, 0)
+    fd = _syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(8), ctypes.c_uint32(0))
+    for path in readable:
+        try:
+            _allow(fd, path, READ_FILE)
+        except OSError:
+            continue
+    return Ruleset(fd)
 
 
 def _allow(ruleset_fd: int, path: str, rights: int) -> None:
