@@ -46,11 +46,14 @@ ACTING = {
 }
 NAMES = {"kmsg": ACTING["proc/kmsg"],
          "trace_pipe": ACTING["sys/kernel/tracing"], "trace_pipe_raw": ACTING["sys/kernel/tracing"]}
+STEMS = frozenset([*(re.sub(r"[*?].*", "", path.rsplit("/", 1)[1]) for path in ACTING), *NAMES])
 PATH_START = re.compile(r"(?:^|[=:,])(?=[^=:,]*/)|^-\w(?=/)")
 
 
 def acting_kernel_file(word: str, glob: bool = False) -> Judgement | None:
     """A denial when `word` names a kernel file that acts when read, else None."""
+    if "/" not in word or not (glob or any(stem in word for stem in STEMS)):
+        return None  # the quick answer for almost every word: no path, or none of those names
     for path in _paths_in(word):
         why = _why(path, glob)
         if why:

@@ -22,7 +22,7 @@ The limits and the ruleset are applied in the child between fork and exec: this
 path forks anyway (its watchdog needs a Python step in the child, so
 subprocess cannot vfork), so that costs next to nothing there, where a
 `ulimit` trampoline would cost one more exec of bash. Building the ruleset
-costs a little under a millisecond, setpriv one exec, for root only.
+costs about 0.4 ms, setpriv one exec, for root only.
 bench/bash_safety.py measures what the bound adds to a call.
 """
 
