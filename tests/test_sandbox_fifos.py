@@ -112,6 +112,20 @@ def test_no_read_from_a_fifo_outside(workspace, outside_fifo, layers, command):
         writer.stop()
 
 
+@pytest.mark.parametrize("layers", [FULL])
+def test_a_home_folder_that_is_tmp_brings_no_fifo_back(workspace, layers, monkeypatch):
+    fifo = Path(tempfile.mkdtemp(prefix="stepagent-test-fifo-", dir="/tmp")) / "outside.fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("HOME", "/tmp")
+    writer = Writer(fifo)
+    try:
+        result, _ = sandboxed(workspace, layers, f"cat {fifo}")
+        assert writer.secret not in result and writer.still_waiting(), result
+    finally:
+        writer.stop()
+        shutil.rmtree(fifo.parent)
+
+
 @pytest.mark.parametrize("layers", [FULL, KNOWN_OPEN])
 def test_ripgrep_in_a_repository_whose_ignore_file_leads_to_a_fifo_outside(workspace, outside_fifo,
                                                                           layers):

@@ -15,13 +15,13 @@ to root outside, may open them by owner permission alone.
 Bubblewrap applies its options in order, so after the covers come back what
 the call needs beneath them, read-only: the workspace (tests keep theirs in
 /tmp, users may too), the home folder (tools and git read their
-configuration there) and the call's private folder (made in /tmp), whose
-`tmp` gets the scratch tmpfs afterwards. What comes back is the whole
-top-level folder holding each (/tmp/work for /tmp/work/repo/pkg): a
-repository above the workspace, and `..`, read as they do outside. Landlock's
-write rule names the private folder's inode, which is the same beneath the
-bind mount (a mount's root is checked when Landlock walks up), so writes in
-the scratch still pass. The symbolic links at the top of a covered /run are
+configuration there, unless it is /tmp or /run itself) and the call's
+private folder (made in /tmp), whose `tmp` gets the scratch tmpfs afterwards.
+What comes back is the whole top-level folder holding each (/tmp/work for
+/tmp/work/repo/pkg): a repository above the workspace, and `..`, read as they
+do outside. Landlock's write rule names the private folder's inode, which is
+the same beneath the bind mount (a mount's root is checked when Landlock
+walks up), so writes in the scratch still pass. The symbolic links at the top of a covered /run are
 made again (NixOS keeps its programs behind /run/current-system): a link
 leads only where the call could go anyway.
 
@@ -49,8 +49,10 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
     Both paths are real paths (no symbolic links).
     """
     covered = covered_folders()
-    needed = (workspace, os.path.realpath(os.path.expanduser("~")), os.path.dirname(scratch))
-    kept = _outermost([top for path in needed if (top := _top_level_in(path, covered))])
+    home = _top_level_in(os.path.realpath(os.path.expanduser("~")), covered)
+    tops = [_top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered),
+            home if home not in covered else None]  # HOME=/tmp must not bring all of /tmp back
+    kept = _outermost([top for top in tops if top])
     kernel = [mount for mount in kernel_pipe_mounts()
               if not _beneath_any(mount, covered) or _beneath_any(mount, kept)]
     argv = []
