@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_sandbox import DETECTED, FULL, LANDLOCK, plain, sandboxed
+from tools.bash.sandbox import private_folders
 from tools.ripgrep import ripgrep
 
 KNOWN_OPEN = pytest.param(*LANDLOCK.values, id="landlock", marks=[
@@ -169,6 +170,29 @@ def test_a_repository_above_a_workspace_in_tmp_still_reads(tmp_path, layers):
     subprocess.run(["git", "init", "-q"], cwd=tmp_path / "repo", check=True)
     result, _ = sandboxed(tmp_path / "repo" / "pkg", layers, "git rev-parse --show-toplevel")
     assert result.startswith(f"{tmp_path / 'repo'}\n"), result
+
+
+@pytest.mark.parametrize("layers", [FULL])
+def test_a_covered_folder_is_covered_whether_a_real_folder_or_a_link(workspace, layers, monkeypatch):
+    """/var/run and /var/lock are links into /run on most systems, real folders on some. Stand-ins
+    play both here, in a folder of /var/tmp that this test leaves uncovered."""
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("/var/tmp is not writable here")
+    base = Path(tempfile.mkdtemp(prefix="stepagent-test-covered-", dir="/var/tmp"))
+    try:
+        (base / "var-run").mkdir()
+        (base / "lock").mkdir()
+        (base / "var-lock").symlink_to(base / "lock")
+        for folder in ("var-run", "lock"):
+            os.mkfifo(base / folder / "outside.fifo")
+        check = f"for f in {base}/var-run/outside.fifo {base}/var-lock/outside.fifo; do test -p $f && echo seen; done"
+        assert plain(workspace, check).stdout.count("seen") == 2
+        monkeypatch.setattr(private_folders, "COVERED_FOLDERS",
+                            ("/tmp", "/run", str(base / "var-run"), str(base / "var-lock")))
+        result, _ = sandboxed(workspace, layers, f"{check}; cat f.txt")
+        assert "seen" not in result and "hello" in result, result
+    finally:
+        shutil.rmtree(base)
 
 
 @pytest.mark.parametrize("layers", [FULL])
