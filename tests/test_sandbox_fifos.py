@@ -30,7 +30,8 @@ from tools.bash.sandbox import private_folders
 from tools.ripgrep import ripgrep
 
 KNOWN_OPEN = pytest.param(*LANDLOCK.values, id="landlock", marks=[
-    *LANDLOCK.marks, pytest.mark.xfail(strict=True, reason="without bubblewrap nothing hides a FIFO")])
+    *LANDLOCK.marks,
+    pytest.mark.xfail(strict=True, reason="without bubblewrap nothing hides a FIFO")])
 
 
 def folder_param(folder: str) -> pytest.param:
@@ -158,7 +159,8 @@ def test_only_the_scratch_folder_is_writable_and_the_workspace_is_readable(works
                           f'"$TMPDIR" "$PWD"; do (: > "$folder/{probe}") 2>/dev/null && '
                           'echo "wrote $folder"; done; echo "TMPDIR=$TMPDIR"')
     tmpdir = result.split("TMPDIR=")[1].splitlines()[0]
-    written = {line.removeprefix("wrote ") for line in result.splitlines() if line.startswith("wrote ")}
+    written = {line.removeprefix("wrote ") for line in result.splitlines()
+               if line.startswith("wrote ")}
     assert result.startswith("hello\n") and written - {"/dev/shm"} == {tmpdir}, result
     assert "/dev/shm" not in written or not layers.perl, result
     assert not (workspace / probe).exists() and not (Path("/tmp") / probe).exists()
@@ -173,7 +175,8 @@ def test_a_repository_above_a_workspace_in_tmp_still_reads(tmp_path, layers):
 
 
 @pytest.mark.parametrize("layers", [FULL])
-def test_a_covered_folder_is_covered_whether_a_real_folder_or_a_link(workspace, layers, monkeypatch):
+def test_a_covered_folder_is_covered_whether_a_real_folder_or_a_link(workspace, layers,
+                                                                     monkeypatch):
     """/var/run and /var/lock are links into /run on most systems, real folders on some. Stand-ins
     play both here, in a folder of /var/tmp that this test leaves uncovered."""
     if not os.access("/var/tmp", os.W_OK):
@@ -185,7 +188,8 @@ def test_a_covered_folder_is_covered_whether_a_real_folder_or_a_link(workspace, 
         (base / "var-lock").symlink_to(base / "lock")
         for folder in ("var-run", "lock"):
             os.mkfifo(base / folder / "outside.fifo")
-        check = f"for f in {base}/var-run/outside.fifo {base}/var-lock/outside.fifo; do test -p $f && echo seen; done"
+        check = (f"for f in {base}/var-run/outside.fifo {base}/var-lock/outside.fifo; "
+                 "do test -p $f && echo seen; done")
         assert plain(workspace, check).stdout.count("seen") == 2
         monkeypatch.setattr(private_folders, "COVERED_FOLDERS",
                             ("/tmp", "/run", str(base / "var-run"), str(base / "var-lock")))
@@ -225,7 +229,8 @@ def test_trace_pipe_is_hidden_wherever_tracefs_is_mounted(workspace, layers):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("needs root and unshare to mount tracefs privately")
     inside = workspace / "tracing"
-    check = f"for m in /sys/kernel/tracing {inside}; do test -e $m/trace_pipe && echo reached $m; done"
+    check = (f"for m in /sys/kernel/tracing {inside}; "
+             "do test -e $m/trace_pipe && echo reached $m; done")
     script = (f"mkdir {inside} && mount -t tracefs nodev {inside} && "
               "mount -t tracefs nodev /sys/kernel/tracing || exit 77; "
               f"bash -c '{check}'; echo sandboxed:; "

@@ -21,9 +21,9 @@ What comes back is the whole top-level folder holding each (/tmp/work for
 /tmp/work/repo/pkg): a repository above the workspace, and `..`, read as they
 do outside. Landlock's write rule names the private folder's inode, which is
 the same beneath the bind mount (a mount's root is checked when Landlock
-walks up), so writes in the scratch still pass. The symbolic links at the top of a covered /run are
-made again (NixOS keeps its programs behind /run/current-system): a link
-leads only where the call could go anyway.
+walks up), so writes in the scratch still pass. The symbolic links at the
+top of a covered /run are made again (NixOS keeps its programs behind
+/run/current-system): a link leads only where the call could go anyway.
 
 What stays open: a FIFO anywhere else (the home folder, /var/lib …), in the
 workspace, or in the top-level folder of /tmp that holds the workspace. The
@@ -108,7 +108,7 @@ def _links_in(folder: str) -> list[str]:
 
 
 def _top_level_in(path: str, covered: list[str]) -> str | None:
-    """The folder at the top of a covered folder that holds `path` (the covered folder if `path` is it)."""
+    """The top-level folder, in a covered folder, that holds `path` (or the covered folder itself)."""
     for folder in covered:
         if _beneath(path, folder):
             first = os.path.relpath(path, folder).split(os.sep)[0]
