@@ -81,7 +81,7 @@ def assemble(workspace: Path, state: AppState, model: Model, present: Callable[[
     executor = Executor(tools, build_hooks(), state, approve, mailbox=mailbox)
     reminders = Reminders(ReminderLog(planning=state.plan_mode))
     state.events.subscribe(reminders.log.on_event)
-    state.events.subscribe(stop_when_planning(state.events))
+    state.events.subscribe(stop_when_planning(state.events, workspace))
     agent = Agent(model, executor, state, workspace,
                   preparers=[AutoCompact(*compact_after_tokens), reminders, session_mentions],
                   recover_overflow=OverflowRecovery(compact_after_tokens[0]), home=home)

@@ -14,10 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import median_seconds
+from common import ROOT, median_seconds
 
 from state import AppState, PermissionMode
-from tools.bash.left_running import left_by, new_call_marker, this_stepagent
+from tools.bash.left_running import left_by, left_in, new_call_marker
 from tools.bash.stop_left_running import stop_left_running
 from tools.bash.tool import make_bash_tool
 from tools.judgement import Judgement
@@ -28,7 +28,7 @@ LEFT = 5
 
 def main() -> None:
     processes = sum(name.isdigit() for name in os.listdir("/proc"))
-    scan = median_seconds(lambda: left_by(new_call_marker()), RUNS)
+    scan = median_seconds(lambda: left_by(new_call_marker(ROOT)), RUNS)
     print(f"scan of /proc for a call's marker: median {scan * 1000:.2f} ms ({processes} processes, "
           f"{os.getloadavg()[0]:.1f} load)")
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-left-") as workspace:
@@ -40,7 +40,7 @@ def main() -> None:
         result = bash.handler({"command": f"for i in $(seq {LEFT}); do setsid sleep 300 & done; sleep 0.5"})
         print(f"left {LEFT}: {result.summary}")
         start = time.perf_counter()
-        sweep = stop_left_running(this_stepagent())
+        sweep = stop_left_running(lambda: left_in(Path(workspace)))
         print(f"stopping {len(sweep.stopped)} of them: {(time.perf_counter() - start) * 1000:.1f} ms, "
               f"{len(sweep.still_running)} still running")
 

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import time
 import uuid
 from pathlib import Path
 
+import pexpect
 import pytest
 from rich.console import Console
 
 from agent.events import LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
+from tools.bash.left_running import VARIABLE, this_stepagent
 from ui.console import ConsoleView
 
 LEFT = re.compile(r"left running: 1 process \((\d+) [^)]+\)")
@@ -135,6 +138,25 @@ def test_a_process_stepagent_did_not_start_is_never_touched(tmp_path, tokens):
     assert grows(theirs), "a process the test started was stopped"
 
 
+def test_plan_mode_stops_what_an_ended_stepagent_left_here_and_nothing_else(tmp_path, tokens):
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    init = Path("/proc/1/stat").read_text().rsplit(")", 1)[1].split()[19]
+    markers = {"ended_here": f"{this_stepagent(here).split('.')[0]}.{os.getpid()}.0.aa",
+               "running_here": f"{this_stepagent(here).split('.')[0]}.1.{init}.bb",
+               "ended_elsewhere": f"{this_stepagent(elsewhere).split('.')[0]}.{os.getpid()}.0.cc"}
+    for name, marker in markers.items():
+        subprocess.run(["bash", "-c", loop_writing(tmp_path / name, tokens())],
+                       env={**os.environ, VARIABLE: marker}, check=True, timeout=30)
+    session = Session(here, [])
+    stopped = stopped_events(session)
+    session.state.enter_plan_mode("--mode")
+    assert len(stopped) == 1 and len(stopped[0].stopped) == 1
+    assert stays(tmp_path / "ended_here")
+    assert grows(tmp_path / "running_here") and grows(tmp_path / "ended_elsewhere")
+
+
 def test_an_ordinary_call_reports_nothing_left_and_plan_mode_stops_nothing(tmp_path):
     session = Session(tmp_path, [turn("", call("Bash", command="(sleep 0.1; echo done) & wait")),
                                  turn("done")], mode="yolo")
@@ -164,6 +186,35 @@ def test_shift_tab_into_plan_mode_says_on_screen_what_it_stopped(workspace, tmp_
         assert grows(out)
         terminal.send("\x1b[Z")
         terminal.expect_text(f"stopped 1 process ({pid} sh)")
+        assert wait_until(lambda: not running(int(pid))) and stays(out)
+    finally:
+        terminal.close()
+
+
+def test_exit_says_what_is_left_running_and_a_restart_in_plan_mode_stops_it(workspace, tmp_path, tokens):
+    """The real REPL, twice (about 4 s): /exit names the loop, `--continue --mode plan` stops it."""
+    out = tmp_path / "out"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [
+        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": loop_writing(out, tokens())}}]},
+        {"text": "started it"}]}))
+    terminal = Terminal.start(workspace, "--mode", "yolo", "--script", str(script))
+    try:
+        terminal.expect("›")
+        terminal.sendline("start the loop")
+        terminal.expect("started it")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+        terminal.expect(r"Left running by this session's commands: 1 process \((\d+) sh\)")
+        pid = terminal.child.match.group(1)
+        terminal.expect(pexpect.EOF)
+    finally:
+        terminal.close()
+    assert grows(out), "the loop should outlive stepagent"
+    terminal = Terminal.start(workspace, "--continue", "--mode", "plan", "--script", str(script))
+    try:
+        terminal.expect_text(f"stopped 1 process ({pid} sh)")
+        terminal.expect("›")
         assert wait_until(lambda: not running(int(pid))) and stays(out)
     finally:
         terminal.close()

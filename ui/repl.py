@@ -4,7 +4,8 @@ The bottom toolbar always shows the mode; PLAN is drawn on a magenta background 
 it cannot be missed; during a turn, the same facts sit beside the spinner and
 under the streaming answer (status_line). Ctrl-C at the prompt clears the line;
 during a turn it cancels the turn (the agent loop keeps the history valid).
-Ctrl-D or /exit leaves, and says how to resume. Tab completes commands and their
+Ctrl-D or /exit leaves, and says how to resume and what the session's
+commands left running. Tab completes commands and their
 arguments; Alt+Enter (or Esc, Enter) starts a new line; a message that starts with
 a path (`/tmp/x.py is broken`) goes to the model, not to the commands.
 """
@@ -25,6 +26,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from state import MODE_CYCLE, AppState
+from tools.bash.left_running import describe, left_by, this_stepagent
 from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.completion import SlashCompleter
@@ -121,6 +123,10 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
             _send(session, view, first_message)
         _loop(session, view, prompt)
     finally:
+        left = left_by(this_stepagent(agent.workspace))
+        if left:
+            view.notice(f"Left running by this session's commands: {describe(left)}. Exiting does not "
+                        "stop what is left running; plan mode in this workspace does.", style="yellow")
         if agent.messages:
             view.command("Resume this session with:", resume_command(state.session_id))
     return 0

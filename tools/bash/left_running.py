@@ -4,12 +4,16 @@ Beside process.py, in every mode. A call's process group is killed when the
 call ends, but a process that called setsid (a daemon, `setsid cmd &`) or
 took a group of its own (`set -m` in bash) is not in it, and goes on. To find
 those, every call's environment carries a marker, STEPAGENT_BASH_CALL, whose
-value names this stepagent process (its pid and start time, so a reused pid
-is not mistaken for it) and the call. Children inherit their environment, so
-once the call's group is killed, any live process outside that group whose
-/proc/PID/environ carries the marker was left behind by the call; carrying
-this stepagent's part of the marker, by any of its calls. Nothing is waited
-for or reaped: subprocess keeps sole charge of its own children.
+value names the workspace (a hash of its path), this stepagent process (its
+pid and start time, so a reused pid is not mistaken for it) and the call.
+Children inherit their environment, so once the call's group is killed, any
+live process outside that group whose /proc/PID/environ carries the marker
+was left behind by the call; carrying this stepagent's part of the marker, by
+any of its calls. `left_in` adds what stepagent processes that have since
+ended left in the same workspace (a session resumed in plan mode must stop
+them too), but never what another stepagent still running there started.
+Nothing is waited for or reaped: subprocess keeps sole charge of its own
+children.
 
 Why not the alternatives. PR_SET_CHILD_SUBREAPER makes orphans stepagent's
 children, but they must then be reaped, and waiting for "any child"
@@ -28,9 +32,12 @@ program's, unless stepagent runs as root); a process in another PID namespace.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from tools.base import counted
 
@@ -54,14 +61,15 @@ class LeftProcess:
         return f"{self.pid} {''.join(c if c.isprintable() else '?' for c in self.name)}"
 
 
-def this_stepagent() -> str:
-    """This stepagent process's part of the marker: its pid and start time."""
-    return f"{os.getpid()}.{_stat(os.getpid())[19]}"
+def this_stepagent(workspace: Path) -> str:
+    """This stepagent's part of the marker: the workspace, then its pid and start time."""
+    key = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:12]
+    return f"{key}.{os.getpid()}.{_stat(os.getpid())[19]}"
 
 
-def new_call_marker() -> str:
+def new_call_marker(workspace: Path) -> str:
     """The marker for one call: this stepagent, then a token of its own."""
-    return f"{this_stepagent()}.{secrets.token_hex(4)}"
+    return f"{this_stepagent(workspace)}.{secrets.token_hex(4)}"
 
 
 def left_by(marker: str, outside_group: int = 0) -> list[LeftProcess]:
@@ -70,16 +78,19 @@ def left_by(marker: str, outside_group: int = 0) -> list[LeftProcess]:
     Processes in `outside_group` (the call's own group, killed but perhaps not yet
     gone) are not counted.
     """
-    wanted = f"{VARIABLE}={marker}".encode()
+    return [process for value, process in _marked()
+            if (value == marker or value.startswith(marker + ".")) and process.group != outside_group]
+
+
+def left_in(workspace: Path) -> list[LeftProcess]:
+    """What this stepagent's calls, and those of stepagent processes that have ended, left in `workspace`."""
+    own = this_stepagent(workspace)
+    key = own.split(".")[0]
     found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        pid = int(entry.name)
-        if not _carries(pid, wanted):
-            continue
-        process = _describe(pid)
-        if process and process.group != outside_group:
+    for value, process in _marked():
+        parts = value.split(".")
+        if len(parts) == 4 and parts[0] == key and (
+                value.startswith(own + ".") or not _alive(parts[1], parts[2])):
             found.append(process)
     return found
 
@@ -104,15 +115,35 @@ def describe(processes: list[LeftProcess]) -> str:
     return f"{counted(len(shown), 'process')} ({names}{more})"
 
 
-def _carries(pid: int, wanted: bytes) -> bool:
+def _marked() -> Iterator[tuple[str, LeftProcess]]:
+    """Each live process whose environment carries a marker, with the marker."""
+    wanted = f"{VARIABLE}=".encode()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            value = _marker_of(int(entry.name), wanted)
+            process = _describe(int(entry.name)) if value else None
+            if process:
+                yield value, process
+
+
+def _marker_of(pid: int, wanted: bytes) -> str:
     try:
         with open(f"/proc/{pid}/environ", "rb") as environ:
             block = environ.read()
     except OSError:  # gone, another user's, or a setuid program's
-        return False
+        return ""
     if wanted not in block:
-        return False
-    return any(item == wanted or item.startswith(wanted + b".") for item in block.split(b"\0"))
+        return ""
+    for item in block.split(b"\0"):
+        if item.startswith(wanted):
+            return item[len(wanted):].decode("ascii", errors="replace")
+    return ""
+
+
+def _alive(pid: str, started: str) -> bool:
+    """True while the stepagent process with this pid and start time runs."""
+    process = _describe(int(pid)) if pid.isdigit() else None
+    return process is not None and str(process.started) == started
 
 
 def _describe(pid: int) -> LeftProcess | None:

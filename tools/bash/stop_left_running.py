@@ -4,8 +4,10 @@ Part of the promise "while plan mode is on, nothing changes": a process that a
 build-mode or yolo call left running (left_running.py finds them) would go on
 changing files after the switch. The listener here hears every ModeChanged
 that puts plan mode on (/plan, Shift+Tab, the model's EnterPlanMode, --mode
-plan at start or on resume all go through AppState) and stops them: SIGTERM to
-each process and its process group, a short grace, then SIGKILL, all bounded.
+plan at start or on resume all go through AppState) and stops them, and what
+a stepagent that has ended left in the same workspace (left_running.left_in):
+SIGTERM to each process and its process group, a short grace, then SIGKILL,
+all bounded.
 It then emits LeftRunningStopped, which the console shows in one line. Plan
 mode only turns on between tool calls, so no call of this stepagent is running
 while it sweeps. A process is signalled through a pidfd, so a pid that was
@@ -21,9 +23,10 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from agent.events import BackgroundProcess, Event, EventBus, LeftRunningStopped, ModeChanged
-from tools.bash.left_running import LeftProcess, left_by, still_running, this_stepagent, topmost
+from tools.bash.left_running import LeftProcess, left_in, still_running, topmost
 
 GRACE_SECONDS = 1.0
 KILL_WAIT_SECONDS = 2.0
@@ -38,21 +41,21 @@ class Sweep:
     still_running: list[LeftProcess] = field(default_factory=list)
 
 
-def stop_when_planning(events: EventBus) -> Callable[[Event], None]:
-    """A listener for `events`: when plan mode turns on, stop what this stepagent's calls left."""
+def stop_when_planning(events: EventBus, workspace: Path) -> Callable[[Event], None]:
+    """A listener for `events`: when plan mode turns on, stop what Bash calls left in `workspace`."""
     def listen(event: Event) -> None:
         if isinstance(event, ModeChanged) and event.plan_mode:
-            sweep = stop_left_running(this_stepagent())
+            sweep = stop_left_running(lambda: left_in(workspace))
             if sweep.stopped or sweep.still_running:
                 events.emit(LeftRunningStopped(_records(sweep.stopped), _records(sweep.still_running)))
     return listen
 
 
-def stop_left_running(marker: str) -> Sweep:
-    """Stop every process carrying `marker`; a few rounds, for one that starts another while it goes."""
+def stop_left_running(find: Callable[[], list[LeftProcess]]) -> Sweep:
+    """Stop every process `find` finds; a few rounds, for one that starts another while it goes."""
     sweep = Sweep()
     for _ in range(ROUNDS):
-        found = left_by(marker)
+        found = find()
         if not found:
             break
         gone = stop(found)

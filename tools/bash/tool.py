@@ -66,7 +66,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     def run(args: dict[str, Any]) -> ToolResult:
         command = args["command"]
         timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
-        marker = new_call_marker()
+        marker = new_call_marker(workspace)
         env = {**os.environ, **NO_PROMPTS, VARIABLE: marker}
         read_only = classify(command).read_only
         if state.plan_mode or read_only:
