@@ -24,6 +24,7 @@ from rich.console import Console
 from agent.events import LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
+from tools.bash import stop_left_running
 from tools.bash.left_running import VARIABLE, this_stepagent
 from ui.console import ConsoleView
 
@@ -122,6 +123,19 @@ def test_a_process_a_call_left_running_is_reported_then_stopped_when_plan_mode_b
     assert stays(out)
     assert [[process.pid for process in event.stopped] for event in stopped] == [[pid]]
     assert f"stopped 1 process ({pid} " in screen.getvalue()
+
+
+def test_a_process_that_ignores_sigterm_is_killed_after_the_grace(tmp_path, tokens, monkeypatch):
+    monkeypatch.setattr(stop_left_running, "GRACE_SECONDS", 0.2)
+    out = tmp_path / "out"
+    stubborn = loop_writing(out, tokens()).replace("sh -c 'while", "sh -c 'trap \"\" TERM; while")
+    session = Session(tmp_path, [turn("", call("Bash", command=stubborn)), turn("started")], mode="yolo")
+    session.run()
+    pid = int(LEFT.search(session.tool_results()[0]).group(1))
+    stopped = stopped_events(session)
+    session.state.enter_plan_mode("/plan")
+    assert [[process.pid for process in event.stopped] for event in stopped] == [[pid]]
+    assert not running(pid) and stays(out)
 
 
 def test_a_process_stepagent_did_not_start_is_never_touched(tmp_path, tokens):
