@@ -21,7 +21,7 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from agent.events import LeftRunningStopped
+from agent.events import BackgroundProcess, LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
 from tools.bash import stop_left_running
@@ -169,6 +169,15 @@ def test_plan_mode_stops_what_an_ended_stepagent_left_here_and_nothing_else(tmp_
     assert len(stopped) == 1 and len(stopped[0].stopped) == 1
     assert stays(tmp_path / "ended_here")
     assert grows(tmp_path / "running_here") and grows(tmp_path / "ended_elsewhere")
+
+
+def test_what_could_not_be_stopped_is_said_in_red_and_a_name_cannot_redraw_the_screen():
+    out = io.StringIO()
+    view = ConsoleView(Console(file=out, width=200, force_terminal=True, color_system="standard"))
+    view.on_event(LeftRunningStopped((), (BackgroundProcess(4242, "x\x1b[2Jy"),)))
+    shown = out.getvalue()
+    assert "could not stop" in shown and "4242" in shown and "31m" in shown
+    assert "\x1b[2J" not in shown
 
 
 def test_an_ordinary_call_reports_nothing_left_and_plan_mode_stops_nothing(tmp_path):
