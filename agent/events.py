@@ -77,13 +77,14 @@ class ToolRequested:
 
 @dataclass(frozen=True)
 class ToolFinished:
-    """A tool's handler ran: its one-line summary, and the result the model gets."""
+    """A tool's handler ran: its one-line summary, the result the model gets, the diff it made."""
 
     tool: str
     args: dict[str, Any]
     summary: str
     content: str
     is_error: bool = False
+    change: str = ""
 
 
 @dataclass(frozen=True)

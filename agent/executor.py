@@ -126,7 +126,8 @@ class Executor:
         return result
 
     def _finished(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
-        self.state.events.emit(ToolFinished(name, args, result.summary, result.content, result.is_error))
+        self.state.events.emit(ToolFinished(name, args, result.summary, result.content, result.is_error,
+                                            result.change))
 
     def _is_concurrent(self, call: ToolCall) -> bool:
         tool = self.tools.get(call.name)

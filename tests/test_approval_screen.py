@@ -42,7 +42,9 @@ def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_
             terminal.expect_text(shown)
         terminal.sendline("y")
         terminal.expect_text("Edited app.py: +1 −1")
-        for shown in ["● Bash(touch made.txt)", "touch made.txt", "Allow it in build mode",
+        terminal.expect_text("● Bash(touch made.txt)")
+        assert "hello" not in terminal.child.before, "the diff shown at the question is not repeated"
+        for shown in ["touch made.txt", "Allow it in build mode",
                       "don't ask again for Bash(touch …)", r"Allow? [y/n]"]:
             terminal.expect_text(shown)
         assert not (workspace / "made.txt").exists()
@@ -50,6 +52,26 @@ def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_
         terminal.expect_text("denied by you")
         terminal.expect_text("all done")
         assert (workspace / "app.py").read_text() == OLD.replace("'hi'", "'hello'")
+    finally:
+        terminal.close()
+
+
+def test_a_change_nobody_was_asked_about_shows_its_diff_under_the_result(workspace, tmp_path):
+    (workspace / "app.py").write_text(OLD)
+    numbered = "".join(f"line {n}\n" for n in range(40))
+    terminal = Terminal.start(workspace, "--mode", "edit", "--script", script(
+        tmp_path, {"tool_calls": [EDIT, {"name": "Write", "arguments": {"file_path": "long.txt",
+                                                                        "content": numbered}}]},
+        {"text": "all done"}))
+    try:
+        terminal.expect("›")
+        terminal.sendline("greet louder")
+        for shown in ["Edited app.py: +1 −1", "-    return 'hi'", "+    return 'hello'",
+                      "Created long.txt: 40 lines", "+line 0", "+line 14"]:
+            terminal.expect_text(shown)
+        terminal.expect_text("… 25 more lines (/diff shows all)")
+        assert "+line 15" not in terminal.child.before, "a long change is cut short"
+        terminal.expect_text("all done")
     finally:
         terminal.close()
 

@@ -31,7 +31,8 @@ class ToolResult:
 
     `end_turn` stops the turn after this result (a rejected plan); `follow_up`
     is a real user message added after the results (plan feedback). `summary` is
-    the one line the user sees for it (lines read, +a −b, exit code…).
+    the one line the user sees for it (lines read, +a −b, exit code…); `change`,
+    the unified diff a Write or Edit made, for the screen (the model is not sent it).
     """
 
     content: str
@@ -39,6 +40,7 @@ class ToolResult:
     end_turn: bool = False
     follow_up: str | None = None
     summary: str = ""
+    change: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.paths import inside, outside_workspace, resolve, shown
-from tools.preview import diff_preview, edit_preview, write_preview
+from tools.preview import current_text, diff_preview, edit_preview, unified_diff, write_preview
 from tools.safe_read import MAX_READ_BYTES, read_capped
 
 OWN_FOLDER = ".stepagent"
@@ -114,14 +114,17 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         if refusal:
             return error(refusal)
         existed = path.exists()
+        before = current_text(path) if existed else ""
         try:
             write_atomically(path, args["content"])
         except OSError as exc:
             return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
         verb = "Overwrote" if existed else "Created"
+        change = "" if before is None else unified_diff(before, args["content"], shown(workspace, path))
         return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).",
                           summary=f"{verb} {shown(workspace, path)}: "
-                                  f"{counted(len(args['content'].splitlines()), 'line')}")
+                                  f"{counted(len(args['content'].splitlines()), 'line')}",
+                          change=change)
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
@@ -149,7 +152,8 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         change = diff_preview(text, after, shown(workspace, path))
         return ToolResult(f"Edited {shown(workspace, path)}: {count if args.get('replace_all') else 1} "
                           "replacement(s).",
-                          summary=f"Edited {change.path}: +{change.added} −{change.removed}")
+                          summary=f"Edited {change.path}: +{change.added} −{change.removed}",
+                          change=change.text)
 
     path_arg = {"type": "string", "description": "Path, absolute or relative to the workspace."}
     return [

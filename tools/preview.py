@@ -53,7 +53,7 @@ def diff_preview(before: str, after: str, name: str) -> Preview:
                    sum(line.startswith("-") for line in body))
 
 
-def _current_text(path: Path) -> str | None:
+def current_text(path: Path) -> str | None:
     """The file's text, read the safe way; None when it cannot be read whole."""
     try:
         text, cut = read_capped(path)
@@ -68,7 +68,7 @@ def edit_preview(workspace: Path, args: dict[str, Any]) -> Preview:
     name = shown(workspace, path)
     old, new = args["old_string"], args["new_string"]
     outside = bool(outside_workspace(workspace, path))
-    text = None if outside else _current_text(path)
+    text = None if outside else current_text(path)
     if text is None or not old or old not in text:
         problem = ("is outside the workspace" if outside else "cannot be read" if text is None
                    else "does not contain old_string")
@@ -85,7 +85,7 @@ def write_preview(workspace: Path, args: dict[str, Any]) -> Preview:
     if outside_workspace(workspace, path):
         return Preview("content", content, name, added=len(content.splitlines()),
                        note=f"{name} is outside the workspace: this write will fail")
-    text = _current_text(path) if path.is_file() else None
+    text = current_text(path) if path.is_file() else None
     if text is None:
         return Preview("content", content, name, added=len(content.splitlines()))
     return diff_preview(text, args["content"], name)

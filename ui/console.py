@@ -4,7 +4,8 @@ A tool call is drawn in the order things happen: `● Tool(args)` the moment it
 arrives, then (if the user must answer) what it will run or change and the
 question, then who allowed or denied it and why, then one line saying what it
 did: lines read, +a −b, matches, the exit code and the last lines of a
-command's output, or the error in red. Everything here writes to one rich
+command's output, or the error in red; a Write or Edit nobody was asked about
+(edit mode, yolo, a session rule) shows the diff it made under that line. Everything here writes to one rich
 Console (stderr in headless mode, so stdout carries only the final answer).
 Whatever the model, a file or a command wrote is drawn through ui/safe_text.py,
 so it cannot redraw the screen. A sub-agent's calls are drawn one line each,
@@ -31,7 +32,7 @@ from hooks.session_rules import SESSION_RULE
 from models.base import Notice
 from tools.base import counted
 from ui.markdown_stream import MarkdownStream
-from ui.preview import render_preview
+from ui.preview import change_lines, render_preview
 from ui.safe_text import reveal, safe, safe_line, safe_markdown
 from ui.ticker import Ticker
 
@@ -92,6 +93,7 @@ class ConsoleView:
     ticker: Ticker = field(init=False)
     _stream: MarkdownStream = field(init=False)
     _reasoning: list[str] = field(default_factory=list)
+    _previewed: bool = False
 
     def __post_init__(self) -> None:
         self.ticker = Ticker(self.console, lambda: self.status())
@@ -129,6 +131,7 @@ class ConsoleView:
             self.show_todos(event.new)
         elif isinstance(event, ToolRequested):
             self.ticker.stop()
+            self._previewed = False
             self.console.print(call_line(event.tool, event.args, reviewed_here=self.repl))
         elif isinstance(event, ToolStarted) and event.tool == "Bash":
             self.ticker.start("Running…")
@@ -207,10 +210,24 @@ class ConsoleView:
             self.console.print(Text(RESULT + text.replace("\n", "\n" + MORE), style="red"))
         elif finished.summary:
             self.console.print(Text(RESULT + safe(finished.summary), style=style))
+        if finished.change and not finished.is_error and not self._previewed:
+            self.show_change(finished.change)
+
+    def show_change(self, diff: str) -> None:
+        """The diff a Write or Edit made without a question (which would have shown it), cut short."""
+        lines, cut = change_lines(diff)
+        for line in lines:
+            indented = Text(MORE) + line
+            indented.rstrip()  # a blank context line would end in spaces
+            self.console.print(indented, overflow="ellipsis", no_wrap=True)
+        if cut:
+            more = " (/diff shows all)" if self.repl else ""
+            self.console.print(Text(f"{MORE}… {counted(cut, 'more line')}{more}", style="dim"))
 
     def show_request(self, request: PermissionRequest) -> None:
         """What a call will run or change, and why the user is asked, before the question."""
         if request.preview is not None:
+            self._previewed = True
             self.console.print(Panel(render_preview(request.preview), border_style="yellow",
                                      expand=False, padding=(0, 1)))
         self.console.print(Text(safe(request.reason), style="yellow"))

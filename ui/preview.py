@@ -4,7 +4,8 @@ The core computes the preview (tools/preview.py); this draws it: a command
 syntax-highlighted with every invisible character revealed, a unified diff in
 red and green, a new file's content highlighted by its extension. Long ones are
 shortened, and say how many lines are hidden. Everything passes `safe` first:
-the text came from the model.
+the text came from the model. `change_lines` draws the diff a Write or Edit made
+when nobody was asked first (edit mode, yolo, a session rule), under its result.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tools.preview import Preview
 from ui.safe_text import invisible_warning, reveal, safe
 
 MAX_LINES = 40
+CHANGE_LINES = 16
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
@@ -40,6 +42,13 @@ def diff_text(diff: str) -> Text:
             text.append(line + "\n", style=DIFF_STYLES.get(line[:1], ""))
     text.rstrip()
     return text
+
+
+def change_lines(diff: str, max_lines: int = CHANGE_LINES) -> tuple[list[Text], int]:
+    """The diff a call made, coloured line by line without its file names; and how many lines are cut."""
+    body = [line for line in safe(diff).splitlines() if not line.startswith(("+++ ", "--- "))]
+    shown = [Text(line, style=DIFF_STYLES.get(line[:1], "")) for line in body[:max_lines]]
+    return shown, max(len(body) - max_lines, 0)
 
 
 def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableType:
