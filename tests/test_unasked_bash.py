@@ -14,13 +14,17 @@ import resource
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from state import AppState
 from tests.harness import Session, call, turn
 from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.landlock import abi_version
+from tools.bash.sandbox.status import detect_layers
+from tools.bash.tool import make_bash_tool
 from tools.ripgrep import ripgrep
 
 CAP_SYSLOG = 34
@@ -92,9 +96,28 @@ def test_a_link_to_the_users_terminal_is_not_read_by_an_unasked_command(tmp_path
     assert "Permission denied" in result and "[exit code 1]" in result
 
 
+@needs_landlock
+def test_a_link_to_the_users_terminal_is_not_read_while_planning_without_bubblewrap(tmp_path):
+    """Plan mode's own Landlock ruleset governs writes only; the kernel-reads one comes with it."""
+    state = AppState()
+    state.enter_plan_mode("test")
+    without_bwrap = replace(detect_layers(), bwrap=None)
+    bash = make_bash_tool(tmp_path, state, classify, layers=lambda: without_bwrap)
+    controller, terminal = os.openpty()
+    try:
+        (tmp_path / "t").symlink_to(os.ttyname(terminal))
+        result = bash.handler({"command": "cat t", "timeout": 30})
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert "timed out" not in result.content
+    assert "Permission denied" in result.content and result.is_error
+
+
 READ_TRACE_PIPE_THROUGH_A_LINK = """
 import sys
 from pathlib import Path
+from state import AppState
 from tests.harness import Session, call, turn
 workspace = Path(sys.argv[1])
 (workspace / "notes").symlink_to(sys.argv[2])

@@ -1,6 +1,8 @@
 """What a command run without a question may open for reading: not the kernel's acting files.
 
-A layer of the bound on what runs without a question (unasked.py). The
+A layer of the bound on what runs without a question (unasked.py), and of the
+plan-mode sandbox where bubblewrap is missing (launch.py; bubblewrap shows a
+call its own /dev and covers tracefs and debugfs). The
 classifier refuses a word that names a kernel file that acts when read
 (classifier/kernel_files.py), but a cloned repository can carry a link to one,
 and `cat notes` looks harmless: with notes -> /dev/pts/0 it takes what the

@@ -5,8 +5,9 @@ With bubblewrap the call runs as `bash -p -c 'join the cgroup, ulimit …; exec
 and the Landlock ruleset as a descriptor, which perl applies inside
 (landlock_in_bwrap.py): no Python runs between fork and exec, so the call
 starts with vfork (bench/bash_safety.py measures it). Without bubblewrap, the child
-restricts itself before exec (Landlock, then seccomp), and root's capabilities
-are dropped by setpriv (capabilities.py). Both get the resource
+restricts itself before exec (Landlock, with a second ruleset that keeps the
+kernel's files that act when read closed, kernel_reads.py; then seccomp), and
+root's capabilities are dropped by setpriv (capabilities.py). Both get the resource
 limits and, for root, the tool's cgroup, and an empty temp folder as TMPDIR
 (under bubblewrap a bounded tmpfs is mounted on it). Landlock lets the call
 write beneath that folder's parent, a private folder made for the call.
@@ -30,6 +31,7 @@ from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.capabilities import drop_all_prefix
 from tools.bash.sandbox.limits import call_limits
 from tools.bash.sandbox.cgroups import CallCgroup
+from tools.bash.sandbox.kernel_reads import kernel_reads_ruleset
 from tools.bash.sandbox.status import Layers
 
 
@@ -102,6 +104,9 @@ def plan_mode_launch(workspace: Path, layers: Layers,
             launch.in_child.append(cgroup.join)
         if ruleset:
             launch.in_child.append(ruleset.restrict)
+            kernel_reads = kernel_reads_ruleset()
+            cleanup.callback(kernel_reads.close)
+            launch.in_child.append(kernel_reads.restrict)
         if program:
             launch.in_child.append(partial(seccomp.install, program))
         if layers.root:
