@@ -27,6 +27,7 @@ from tests.terminal import Terminal
 from tools.bash import stop_left_running
 from tools.bash.left_running import VARIABLE, this_stepagent
 from ui.console import ConsoleView
+from ui.headless import run_headless
 
 LEFT = re.compile(r"left running: 1 process \((\d+) [^)]+\)")
 
@@ -178,6 +179,15 @@ def test_what_could_not_be_stopped_is_said_in_red_and_a_name_cannot_redraw_the_s
     shown = out.getvalue()
     assert "could not stop" in shown and "4242" in shown and "31m" in shown
     assert "\x1b[2J" not in shown
+
+
+def test_a_headless_run_says_at_its_end_what_its_commands_left_running(tmp_path, tokens, capsys):
+    out = tmp_path / "out"
+    session = Session(tmp_path, [turn("", call("Bash", command=loop_writing(out, tokens()))),
+                                 turn("started")], mode="yolo")
+    screen = io.StringIO()
+    assert run_headless(session.agent, "go", ConsoleView(Console(file=screen, width=200))) == 0
+    assert re.search(r"Left running by this session's commands: 1 process \(\d+ sh\)", screen.getvalue())
 
 
 def test_an_ordinary_call_reports_nothing_left_and_plan_mode_stops_nothing(tmp_path):

@@ -31,6 +31,7 @@ from agent.events import (BackgroundProcess, Event, LeftRunningStopped, MemoryCh
 from hooks.session_rules import SESSION_RULE
 from models.base import Notice
 from tools.base import counted
+from tools.bash.left_running import LeftProcess, describe
 from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
 from ui.safe_text import reveal, safe, safe_line, safe_markdown
@@ -155,6 +156,12 @@ class ConsoleView:
         if event.still_running:
             self.notice(f"could not stop {_processes(event.still_running)} that earlier commands "
                         "left running: they may still change things", style="bold red")
+
+    def show_left_running_at_exit(self, left: list[LeftProcess]) -> None:
+        """stepagent ends: one line for what its commands left running, if anything."""
+        if left:
+            self.notice(f"Left running by this session's commands: {describe(left)}. Exiting does not "
+                        "stop what is left running; plan mode in this workspace does.", style="yellow")
 
     def show_subagent(self, event: SubAgentStarted | SubAgentDecision | SubAgentFinished) -> None:
         """A sub-agent's progress, one indented line each, under the Agent call."""

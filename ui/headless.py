@@ -27,6 +27,7 @@ from typing import Any, Callable, TextIO
 from agent.events import Event, MessageAdded, ToolDecision, ToolFinished
 from agent.loop import Agent, TurnOutcome
 from session.usage import UsageMeter
+from tools.bash.left_running import left_by, this_stepagent
 from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.startup import resume_command
@@ -42,6 +43,7 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: st
     if output_format == "stream-json":
         agent.state.events.subscribe(stream_events(sys.stdout))
     outcome = agent.run_turn(prompt)
+    view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
     plan = last_plan(agent.messages) if _plan_unapproved(outcome) else ""
     code = exit_code(outcome, plan)
     if output_format == "text":

@@ -26,7 +26,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from state import MODE_CYCLE, AppState
-from tools.bash.left_running import describe, left_by, this_stepagent
+from tools.bash.left_running import left_by, this_stepagent
 from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.completion import SlashCompleter
@@ -123,10 +123,7 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
             _send(session, view, first_message)
         _loop(session, view, prompt)
     finally:
-        left = left_by(this_stepagent(agent.workspace))
-        if left:
-            view.notice(f"Left running by this session's commands: {describe(left)}. Exiting does not "
-                        "stop what is left running; plan mode in this workspace does.", style="yellow")
+        view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
         if agent.messages:
             view.command("Resume this session with:", resume_command(state.session_id))
     return 0

@@ -7,10 +7,9 @@ that puts plan mode on (/plan, Shift+Tab, the model's EnterPlanMode, --mode
 plan at start or on resume all go through AppState) and stops them, and what
 a stepagent that has ended left in the same workspace (left_running.left_in):
 SIGTERM to each process and its process group, a short grace, then SIGKILL,
-all bounded.
-It then emits LeftRunningStopped, which the console shows in one line. Plan
-mode only turns on between tool calls, so no call of this stepagent is running
-while it sweeps. A process is signalled through a pidfd, so a pid that was
+a few rounds at most. It then emits LeftRunningStopped, which the console
+shows in one line. Plan mode only turns on between tool calls, so no call of
+this stepagent is running while it sweeps. A process is signalled through a pidfd, so a pid that was
 reused in the meantime is never hit; nothing is reaped (stepagent is not the
 parent of what it stops).
 """
