@@ -3,11 +3,17 @@
 Built from the session store's entries, in order (messages, tool calls with
 their results, mode changes, todo lists, memories); without a store, from the
 messages in memory. Reminders are shown as notes, tool results as code blocks.
+Without FILE it goes to `.stepagent/exports/<session id>.md` (kept out of commits).
+A file that is there already is replaced only if it is an earlier export (it
+starts with the export's heading), and the user is told; any other file is
+left alone and nothing is written.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +21,22 @@ from agent.events import mode_label
 from session.live import Session
 from session.reminders import reminder_kind
 from session.store import StoreUnavailable
-from tools.files import write_atomically, write_inside
+from tools.files import OWN_FOLDER, write_atomically, write_inside
+
+EXPORTS = Path(OWN_FOLDER) / "exports"
+HEADING = "# stepagent session "
+
+
+@dataclass(frozen=True)
+class Exported:
+    """Where an export was written, and whether it replaced an earlier export there."""
+
+    path: Path
+    replaced: bool
+
+
+class NotAnExport(FileExistsError):
+    """The chosen file exists and is not an earlier export: it is never overwritten."""
 
 
 def fenced(text: str, language: str = "") -> str:
@@ -76,17 +97,33 @@ def export_markdown(session: Session) -> str:
     if not entries:
         entries = [("message", message) for message in session.agent.messages]
     body = [entry_markdown(kind, payload, names) for kind, payload in entries]
-    return f"# stepagent session {session_id}\n\n" + "\n".join(part for part in body if part)
+    return f"{HEADING}{session_id}\n\n" + "\n".join(part for part in body if part)
 
 
-def export_session(session: Session, file_name: str) -> Path:
-    """Write the markdown to FILE, or stepagent-<id>.md by default.
+def export_session(session: Session, file_name: str) -> Exported:
+    """Write the markdown to FILE, or to .stepagent/exports/<session id>.md by default.
 
     A relative name stays inside the workspace (write_inside refuses a link out of
     it); an absolute path is the user's explicit choice and is written as given.
+    An existing file that is not an earlier export raises NotAnExport.
     """
-    name = Path(file_name or f"stepagent-{session.agent.state.session_id}.md").expanduser()
+    workspace = session.agent.workspace
+    name = Path(file_name).expanduser() if file_name else EXPORTS / f"{session.agent.state.session_id}.md"
+    replaced = os.path.lexists(workspace / name)
+    if replaced and not _earlier_export(workspace / name):
+        raise NotAnExport(f"{workspace / name} exists and is not an earlier export")
     if name.is_absolute():
         write_atomically(name, export_markdown(session))
-        return name
-    return write_inside(session.agent.workspace, name, export_markdown(session))
+        return Exported(name, replaced)
+    return Exported(write_inside(workspace, name, export_markdown(session)), replaced)
+
+
+def _earlier_export(path: Path) -> bool:
+    """Whether `path` is a regular file that starts with the export's heading."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open("rb") as file:
+            return file.read(len(HEADING)) == HEADING.encode()
+    except OSError:
+        return False

@@ -19,7 +19,7 @@ from session.store import StoreUnavailable
 from state import MODE_CYCLE
 from step42_plan_mode.lesson_model import LessonModel
 from ui.console import todo_line
-from ui.export import export_session
+from ui.export import EXPORTS, NotAnExport, export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.safe_text import safe
 from ui.startup import session_lines
@@ -39,7 +39,7 @@ HELP = """Commands:
   /resume [ID]   list this workspace's sessions, or resume one
   /fork ID       continue a session in a new one with a copy of its history
   /memory [NAME] list this workspace's memories, or open one in $EDITOR
-  /export [FILE] write this session as markdown (messages, tool calls, results, mode changes)
+  /export [FILE] write this session as markdown to FILE or .stepagent/exports/ (never over another file)
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
@@ -222,7 +222,11 @@ def _memory(session: Session, name: str) -> SlashOutcome:
 
 def _export(session: Session, file_name: str) -> SlashOutcome:
     try:
-        path = export_session(session, file_name)
+        done = export_session(session, file_name)
+    except NotAnExport as refused:
+        return SlashOutcome(f"Nothing written: {refused}. Give another file name, or run /export "
+                            f"alone to write it under {EXPORTS}/.", is_error=True)
     except OSError as failure:
         return SlashOutcome(f"Cannot write the export: {failure}", is_error=True)
-    return SlashOutcome(f"Exported this session to {path}.")
+    replaced = " It replaced the earlier export there." if done.replaced else ""
+    return SlashOutcome(f"Exported this session to {done.path}.{replaced}")
