@@ -16,13 +16,15 @@ ContextOverflow, which the agent loop answers by compacting. The UI injects
 Reply, and the agent loop announces it (TokensUsed).
 
 `openai` is imported on the first request, not at start-up: importing it costs
-more than the whole rest of the program (bench/startup.py). The client's own
-retries are off, so that every retry is ours and visible.
+more than the whole rest of the program (bench/startup.py). `warm_up` makes the
+client ahead of that request; the REPL calls it once its prompt is drawn. The
+client's own retries are off, so that every retry is ours and visible.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -63,6 +65,7 @@ class OpenAIChatModel:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     adaptations: Adaptations | None = None
     _client: Any = field(default=None, repr=False)
+    _making_client: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.adaptations is None:
@@ -74,13 +77,18 @@ class OpenAIChatModel:
         return self.base_url or DEFAULT_BASE_URL
 
     def client(self) -> Any:
-        """The openai client, made on first use (importing openai is slow)."""
-        if self._client is None:
-            import openai
+        """The openai client, made on first use (importing openai is slow), once even across threads."""
+        with self._making_client:
+            if self._client is None:
+                import openai
 
-            self._client = openai.OpenAI(api_key=self.api_key or "no-key", base_url=self.endpoint,
-                                         max_retries=0, timeout=self.timeout)
+                self._client = openai.OpenAI(api_key=self.api_key or "no-key", base_url=self.endpoint,
+                                             max_retries=0, timeout=self.timeout)
         return self._client
+
+    def warm_up(self) -> None:
+        """Make the client ahead of the first request, so that request does not wait for openai."""
+        self.client()
 
     def list_models(self) -> list[ModelInfo]:
         """The endpoint's catalog; CatalogUnavailable when it has none."""

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import threading
 
+from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.output.vt100 import Vt100_Output
 
 from models.catalog import ModelInfo
 from session.journal import read_session
@@ -17,7 +23,7 @@ from tests.harness import call, journaled, turn
 from tests.terminal import Terminal
 from tests.test_lesson import run_index
 from ui.completion import SlashCompleter
-from ui.repl import is_command, toolbar
+from ui.repl import after_first_draw, is_command, toolbar
 from ui.slash import command_names, run_slash_command, unknown_command
 
 PLAN_SCRIPT = {"turns": [
@@ -201,3 +207,20 @@ def test_the_toolbar_keeps_the_keys_and_lets_a_long_model_name_be_cut():
     shown = toolbar(AppState(), lambda: "org/a-long-model-name-" + "x" * 60, lambda: "context 3%")().value
     order = [shown.index(part) for part in ("context 3%", "Shift+Tab", "/help", "model:")]
     assert order == sorted(order), "a narrow terminal cuts the end of the line: the model goes last"
+
+
+def test_the_warm_up_starts_once_in_the_background_after_the_prompt_is_on_screen():
+    main, screen = threading.current_thread(), io.StringIO()
+    with create_pipe_input() as keys:
+        output = Vt100_Output(screen, lambda: Size(rows=24, columns=80), term="xterm")
+        prompt: PromptSession = PromptSession(input=keys, output=output)
+        calls = []
+        after_first_draw(prompt, lambda: calls.append(("›" in screen.getvalue(),
+                                                        threading.current_thread() is main)))
+        for line in ("one", "two"):
+            keys.send_text(f"{line}\r")
+            assert prompt.prompt("› ") == line
+    for thread in threading.enumerate():
+        if thread.name == "after-first-draw":
+            thread.join(timeout=30)
+    assert calls == [(True, False)]

@@ -3,13 +3,12 @@
 With --script, the scripted model replays that file. Without a key and without a
 server on this machine, the offline lesson model (step42_plan_mode/lesson_model.py)
 plays the step-42 lesson, following the user's answers, and says so in a banner. Otherwise the real client talks to OPENAI_BASE_URL; openai
-itself is imported in the background, so the prompt does not wait for it.
+itself is imported later (models/openai_chat.py), so the prompt does not wait for it.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,7 +43,6 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True) -> tu
         return load_lesson(repl=repl), LESSON_BANNER + LESSON_TRY * repl
     from models.openai_chat import OpenAIChatModel
 
-    threading.Thread(target=lambda: __import__("openai"), daemon=True).start()
     model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key, base_url)
     if name:
         model.name = checked_name(name, model.list_models)

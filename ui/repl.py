@@ -12,6 +12,7 @@ a path (`/tmp/x.py is broken`) goes to the model, not to the commands.
 
 from __future__ import annotations
 
+import threading
 from html import escape as html_escape
 from pathlib import Path
 from typing import Callable
@@ -99,6 +100,19 @@ def startup_line(session: Session, sandbox: str) -> str:
             f"mode {session.agent.state.mode_label} · {sandbox or 'Plan-mode sandbox: unknown'}")
 
 
+def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
+    """Run `action` in a background thread once, when the prompt is first on screen."""
+    started = False
+
+    def start(_app: object) -> None:
+        nonlocal started
+        if not started:
+            started = True
+            threading.Thread(target=action, name="after-first-draw", daemon=True).start()
+
+    prompt.app.after_render += start
+
+
 def run_repl(session: Session, view: ConsoleView, history: History, first_message: str = "") -> int:
     """Run the REPL until the user leaves; `first_message` is sent before the first prompt."""
     agent = session.agent
@@ -116,6 +130,9 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
     prompt: PromptSession = PromptSession(
         history=history, key_bindings=keys, completer=completer(session), complete_while_typing=False,
         bottom_toolbar=toolbar(state, lambda: agent.model.name, session.context_line))
+    warm_up = getattr(agent.model, "warm_up", None)
+    if warm_up:  # started before the prompt is drawn, it would slow the drawing (bench/startup.py)
+        after_first_draw(prompt, warm_up)
     view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share)
     view.notice(startup_line(session, view.sandbox_status()), style="dim")
     try:
