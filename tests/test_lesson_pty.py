@@ -104,3 +104,19 @@ def test_reject_waits_and_ctrl_c_resumes_and_neither_writes(lesson, workspace):
     assert "Ctrl-C" in resumed and "Plan for approval" in resumed
     assert "make it cheerful" in resumed.split("Plan for approval")[-1], "the earlier note is kept"
     assert not (workspace / FILE).exists() and not (workspace / ".stepagent").exists()
+
+
+def test_model_and_compact_say_what_the_offline_lesson_model_can_do(lesson):
+    def said(until_text: str) -> str:
+        return " ".join(until(lesson, until_text).split())
+
+    lesson.sendline("/model")
+    assert "no other models to list" in said("--model")
+    lesson.sendline("/model gpt-4o")
+    assert "cannot switch to gpt-4o" in said("--model")
+    lesson.sendline("/model")
+    assert "Model: offline lesson model" in said("--model"), "the name did not change"
+    lesson.sendline("/compact")
+    shown = said("README.md.")
+    assert "Nothing was compacted" in shown and "cannot write a summary" in shown
+    assert "lesson script" not in shown and "Summary" not in shown

@@ -134,8 +134,17 @@ def unknown_command(name: str) -> str:
     return f"Unknown command {safe(name)}.{hint} /help lists them; to send text starting with /, put a space before it."
 
 
+REAL_MODEL = ("To use a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a server on this "
+              "machine) and start stepagent again; --model NAME picks one.")
+
+
 def _model(session: Session, name: str) -> SlashOutcome:
     model = session.agent.model
+    if isinstance(model, LessonModel):
+        switch = f"It cannot switch to {safe(name)}: it" if name else "It"
+        return SlashOutcome(f"Model: {model.name}, which plays the step-42 lesson without a network. "
+                            f"{switch} has no other models to list or switch to. {REAL_MODEL}",
+                            is_error=bool(name))
     list_models = getattr(model, "list_models", None)
     if list_models is None:
         return SlashOutcome(f"Model: {model.name}. This model has no catalog.")
@@ -165,6 +174,12 @@ def _lesson(session: Session) -> SlashOutcome:
 
 
 def _compact(session: Session) -> SlashOutcome:
+    if isinstance(session.agent.model, LessonModel):
+        return SlashOutcome("Nothing was compacted: /compact asks the model to summarise the "
+                            "conversation, and the offline lesson model only plays the lesson's "
+                            f"steps; it cannot write a summary. {REAL_MODEL} What compaction keeps "
+                            "(plan mode, the plan, the todos) is in step42_plan_mode/README.md.",
+                            is_error=True)
     if not session.agent.messages:
         return SlashOutcome("Nothing to compact yet.")
     try:
