@@ -5,6 +5,7 @@ and one copy of a long answer in the scrollback."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -147,7 +148,7 @@ def test_a_long_answer_leaves_one_copy_in_the_scrollback(workspace, tmp_path):
     server = FakeChatServer()
     url = server.start()
     server.reply_text(*re.findall(r"\S+\s*|\s+", answer), pace=0.004)
-    socket = f"stepagent-test-{tmp_path.name}"
+    socket = f"stepagent-test-{os.getpid()}-{tmp_path.name}"
     config = tmp_path / "tmux.conf"
     config.write_text("set -g history-limit 50000\n")
     command = (f"cd {workspace} && STEPAGENT_HOME={tmp_path / 'home'} TERM=xterm-256color "

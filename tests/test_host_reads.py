@@ -6,8 +6,6 @@ from __future__ import annotations
 import _thread
 import ctypes
 import os
-import shutil
-import subprocess
 import sys
 import threading
 from dataclasses import replace
@@ -19,6 +17,7 @@ from agent.events import ToolFinished
 from models.scripted import ScriptedModel
 from session.store import SessionStore
 from tests.harness import call, journaled, turn
+from tests.private_tracefs import in_private_tracefs
 from tests.subagent_kit import Hooked, Parent
 from tools.base import MAX_RESULT_CHARS, ToolResult
 from tools.files import READ_MAX_CHARS, make_file_tools
@@ -159,16 +158,9 @@ print("blocked" if reader.is_alive() else out[0].content)
 def test_read_refuses_tracefs_trace_pipe(workspace, tmp_path):
     """trace_pipe consumes what it returns and waits when empty; tracefs is mounted in a private
     mount namespace (root only, as CI runs), so the host's tracing is left alone."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare to mount tracefs privately")
     mount = tmp_path / "tracing"
     mount.mkdir()
-    script = (f"mount -t tracefs nodev {mount} || exit 77; "
-              f"exec {sys.executable} -c '{READ_TRACE_PIPE}' {mount}/trace_pipe")
-    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                          cwd=Path(__file__).parent.parent, timeout=60)
-    if done.returncode == 77:
-        pytest.skip("tracefs cannot be mounted here")
+    done = in_private_tracefs([mount], f"exec {sys.executable} -c '{READ_TRACE_PIPE}' {mount}/trace_pipe")
     assert "tracefs file" in done.stdout, done.stdout + done.stderr
 
 

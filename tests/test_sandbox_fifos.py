@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.private_tracefs import in_private_tracefs
 from tests.test_sandbox import DETECTED, FULL, LANDLOCK, plain, sandboxed
 from tools.bash.sandbox import private_folders
 from tools.ripgrep import ripgrep
@@ -226,19 +227,13 @@ def test_trace_pipe_is_hidden_wherever_tracefs_is_mounted(workspace, layers):
     """trace_pipe consumes the kernel's trace events; root inside may open it by owner permission.
     tracefs is mounted in a private mount namespace (root only, as CI runs), so the host's
     tracing is left alone; nothing here reads trace_pipe, which would wait for events."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare to mount tracefs privately")
     inside = workspace / "tracing"
+    inside.mkdir()
     check = (f"for m in /sys/kernel/tracing {inside}; "
              "do test -e $m/trace_pipe && echo reached $m; done")
-    script = (f"mkdir {inside} && mount -t tracefs nodev {inside} && "
-              "mount -t tracefs nodev /sys/kernel/tracing || exit 77; "
-              f"bash -c '{check}'; echo sandboxed:; "
-              f"exec {sys.executable} -c '{CALL_IN_THIS_MOUNT_NAMESPACE}' {workspace} '{check}; true'")
-    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                          cwd=Path(__file__).parent.parent, timeout=60)
-    if done.returncode == 77:
-        pytest.skip("tracefs cannot be mounted here")
+    done = in_private_tracefs([inside, Path("/sys/kernel/tracing")],
+                              f"bash -c '{check}'; echo sandboxed:; exec {sys.executable} -c "
+                              f"'{CALL_IN_THIS_MOUNT_NAMESPACE}' {workspace} '{check}; true'")
     plain_output, _, sandboxed_output = done.stdout.partition("sandboxed:")
     assert plain_output.count("reached") == 2, done.stdout + done.stderr
     assert "reached" not in sandboxed_output and "[exit code 0]" in sandboxed_output, done.stdout

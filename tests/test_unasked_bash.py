@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +19,7 @@ import pytest
 
 from state import AppState
 from tests.harness import Session, call, turn
+from tests.private_tracefs import in_private_tracefs
 from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.landlock import abi_version
 from tools.bash.sandbox.status import detect_layers
@@ -132,17 +131,11 @@ print(session.questions, session.tool_results()[0])
 def test_a_link_into_tracefs_is_not_read_by_roots_unasked_command(tmp_path):
     """trace_pipe is root's own file, open to root without capabilities; tracefs is
     mounted in a private mount namespace, so the host's tracing is left alone."""
-    if not shutil.which("unshare"):
-        pytest.skip("needs unshare to mount tracefs privately")
     mount, workspace = tmp_path / "tracing", tmp_path / "workspace"
     mount.mkdir()
     workspace.mkdir()
-    script = (f"mount -t tracefs nodev {mount} || exit 77; exec {sys.executable} -c "
-              f"'{READ_TRACE_PIPE_THROUGH_A_LINK}' {workspace} {mount}/trace_pipe")
-    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                          cwd=Path(__file__).parent.parent, timeout=60)
-    if done.returncode == 77:
-        pytest.skip("tracefs cannot be mounted here")
+    done = in_private_tracefs([mount], f"exec {sys.executable} -c "
+                              f"'{READ_TRACE_PIPE_THROUGH_A_LINK}' {workspace} {mount}/trace_pipe")
     assert done.stdout.startswith("[] "), done.stdout + done.stderr
     assert "timed out" not in done.stdout
     assert "Permission denied" in done.stdout and "[exit code 1]" in done.stdout
