@@ -1,10 +1,14 @@
 """The lesson's shape holds: the design card's top level, imports running one way,
-no UI in the core, and the plan flag that only leave_plan_mode can turn off."""
+no UI in the core, the plan flag that only leave_plan_mode can turn off, and no
+heavy library loaded before it is needed."""
 
 from __future__ import annotations
 
 import ast
+import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,20 @@ from state import AppState
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"agent", "hooks", "models", "session", "tools", "ui"}
 UI_LIBRARIES = {"ui", "rich", "prompt_toolkit"}
+# Each costs start-up time (bench/startup.py) and is loaded only where it is first used:
+# openai at the first request (or once the REPL's prompt is drawn), prompt_toolkit and asyncio
+# for the REPL and its questions, markdown and syntax highlighting for the first answer shown.
+LATE_LIBRARIES = {"openai", "prompt_toolkit", "asyncio", "rich.markdown", "rich.syntax"}
+MODULES_AFTER_CHOOSING_A_REAL_MODEL = """
+import sys, threading
+import index
+from ui.model_choice import choose_model
+choose_model(None, None)
+for thread in threading.enumerate():
+    if thread is not threading.main_thread():
+        thread.join(timeout=60)
+print(" ".join(sys.modules))
+"""
 LAYERS = [  # lowest first; a module stands where the longest of these prefixes of its name stands
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
     "models",
@@ -118,3 +136,24 @@ def test_hooks_get_a_read_only_view():
     view = AppState().view()
     with pytest.raises(AttributeError):
         view.plan_mode = True  # type: ignore[misc]
+
+
+def test_start_up_with_a_real_model_loads_no_late_library():
+    env = {**os.environ, "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    ran = subprocess.run([sys.executable, "-c", MODULES_AFTER_CHOOSING_A_REAL_MODEL], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert LATE_LIBRARIES.isdisjoint(ran.stdout.split())
+
+
+def test_a_headless_turn_loads_no_late_library(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [{"text": "done"}]}))
+    env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / "home")}
+    ran = subprocess.run([sys.executable, "-X", "importtime", str(ROOT / "index.py"), "-p", "hi",
+                          "--script", str(script)], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert ran.returncode == 0 and "done" in ran.stdout, ran.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in ran.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "rich.console" in imported and LATE_LIBRARIES.isdisjoint(imported)

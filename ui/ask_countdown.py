@@ -11,16 +11,16 @@ there, so the questions wait for them.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable
-
-from prompt_toolkit.application import Application, get_app
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from typing import TYPE_CHECKING, Callable
 
 from agent.events import AskCountdown
+
+if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 REFRESH_SECONDS = 0.25
 
@@ -81,6 +81,8 @@ def ask_with_countdown(ask: Callable[..., str], prompt: str, countdown: Countdow
         raise DeadlinePassed
 
     def start() -> None:
+        from prompt_toolkit.application import get_app  # -p never asks: it need not load it
+
         app = get_app()
         app.key_processor.before_key_press += lambda _processor: countdown.stop()
         app.create_background_task(_give_up_at_the_deadline(app, countdown))
@@ -89,6 +91,8 @@ def ask_with_countdown(ask: Callable[..., str], prompt: str, countdown: Countdow
 
 
 async def _give_up_at_the_deadline(app: Application, countdown: Countdown) -> None:
+    import asyncio  # loaded by prompt_toolkit by now; -p, which never asks, need not load it
+
     while not countdown.stopped:
         if countdown.expired():
             app.exit(exception=DeadlinePassed())

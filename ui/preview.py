@@ -11,7 +11,6 @@ when nobody was asked first (edit mode, yolo, a session rule), under its result.
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from tools.base import counted
@@ -53,6 +52,8 @@ def change_lines(diff: str, max_lines: int = CHANGE_LINES) -> tuple[list[Text], 
 
 def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableType:
     """The preview as the user sees it above the question."""
+    from rich.syntax import Syntax  # with pygments: not needed before the prompt
+
     if preview.kind == "command":
         command = Syntax(reveal(preview.text), "bash", theme="ansi_dark", word_wrap=True,
                          background_color="default")

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
-from rich.markdown import Markdown
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 BIDI_CONTROLS = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 KEPT_CONTROLS = frozenset("\n\t")
@@ -89,6 +92,8 @@ def safe_line(text: str, style: str = "") -> Text:
 
 def safe_markdown(text: str) -> Markdown:
     """Untrusted markdown, rendered after `safe`; a link shows where it goes."""
+    from rich.markdown import Markdown  # with markdown-it and pygments: not needed before the prompt
+
     return Markdown(safe(text), hyperlinks=False)
 
 
