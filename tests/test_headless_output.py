@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.terminal import Terminal
 from tools.plan_mode import PENDING
 
@@ -65,33 +67,42 @@ def test_a_long_command_output_in_headless_has_no_repl_hint(workspace, tmp_path)
     assert "/last" not in ran.stderr
 
 
-def test_a_plan_nobody_can_review_in_p_is_pending_not_rejected_in_every_format(workspace, tmp_path):
+@pytest.fixture
+def plan_script(tmp_path: Path) -> Path:
     script = tmp_path / "plan.json"
     script.write_text(json.dumps([{"tool_calls": [
         {"name": "ExitPlanMode", "arguments": {"plan": "1. write made.txt"}}]}]))
-    home = tmp_path / "home"
-    for output in ("text", "json", "stream-json"):
-        ran = run(workspace, home, "--script", str(script), "--mode", "plan", "--output-format", output,
-                  "-p", "make it")
-        assert ran.returncode == 4, ran.stderr
-        assert "reject" not in ran.stderr and "review" in ran.stderr, ran.stderr
-        assert "waiting for your review" not in ran.stderr, "nobody is there to review it"
-        assert "plan awaits approval" in ran.stderr and "--approve-plan" in ran.stderr, ran.stderr
-        assert re.search(f"^{LAUNCHER} --resume sess_", ran.stderr, re.M), ran.stderr
-        if output == "text":
-            assert ran.stdout == "1. write made.txt\n"
-            continue
-        lines = [json.loads(line) for line in ran.stdout.splitlines()]
-        assert lines[-1]["exit_code"] == 4 and lines[-1]["plan"] == "1. write made.txt"
-        if output == "stream-json":
-            result = next(line for line in lines if line["type"] == "tool_result")
-            told = [line["message"]["content"] for line in lines if line["type"] == "message"
-                    and line["message"]["role"] == "tool"]
-            assert "reject" not in result["summary"] and told == [told[0]]
-            assert told[0].startswith(PENDING), "the model is told the plan awaits review"
+    return script
+
+
+@pytest.mark.parametrize("output", ["text", "json", "stream-json"])
+def test_a_plan_nobody_can_review_in_p_is_pending_not_rejected(workspace, tmp_path, plan_script, output):
+    ran = run(workspace, tmp_path / "home", "--script", str(plan_script), "--mode", "plan",
+              "--output-format", output, "-p", "make it")
+    assert ran.returncode == 4, ran.stderr
+    assert "reject" not in ran.stderr and "review" in ran.stderr, ran.stderr
+    assert "waiting for your review" not in ran.stderr, "nobody is there to review it"
+    assert "plan awaits approval" in ran.stderr and "--approve-plan" in ran.stderr, ran.stderr
+    assert re.search(f"^{LAUNCHER} --resume sess_", ran.stderr, re.M), ran.stderr
     assert not (workspace / ".stepagent").exists(), "no plan saved"
+    if output == "text":
+        assert ran.stdout == "1. write made.txt\n"
+        return
+    lines = [json.loads(line) for line in ran.stdout.splitlines()]
+    assert lines[-1]["exit_code"] == 4 and lines[-1]["plan"] == "1. write made.txt"
+    if output == "stream-json":
+        result = next(line for line in lines if line["type"] == "tool_result")
+        told = [line["message"]["content"] for line in lines if line["type"] == "message"
+                and line["message"]["role"] == "tool"]
+        assert "reject" not in result["summary"] and told == [told[0]]
+        assert told[0].startswith(PENDING), "the model is told the plan awaits review"
+
+
+def test_a_session_resumed_after_p_says_its_plan_awaits_review(workspace, tmp_path, plan_script):
+    home = tmp_path / "home"
+    ran = run(workspace, home, "--script", str(plan_script), "--mode", "plan", "-p", "make it")
     session_id = re.search(r"--resume (sess_\w+)", ran.stderr).group(1)
-    terminal = Terminal.start(workspace, "--script", str(script), "--resume", session_id,
+    terminal = Terminal.start(workspace, "--script", str(plan_script), "--resume", session_id,
                               env={"STEPAGENT_HOME": str(home)})
     try:
         terminal.expect_text("Its plan awaits your review")
