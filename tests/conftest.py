@@ -1,12 +1,23 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fake_chat_server import FakeChatServer
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Handle Ctrl-C as Python does by default, however the suite was started.
+
+    A shell starts a background job with SIGINT ignored, every process inherits
+    that, and the tests that press Ctrl-C (on a stepagent they start, or with
+    interrupt_main) would then see nothing happen.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from agent.events import BackgroundProcess, LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
 from tools.bash import stop_left_running
-from tools.bash.left_running import VARIABLE, this_stepagent
+from tools.bash.left_running import VARIABLE, LeftProcess, this_stepagent
 from ui.console import ConsoleView
 from ui.headless import run_headless
 
@@ -137,6 +137,15 @@ def test_a_process_that_ignores_sigterm_is_killed_after_the_grace(tmp_path, toke
     session.state.enter_plan_mode("/plan")
     assert [[process.pid for process in event.stopped] for event in stopped] == [[pid]]
     assert not running(pid) and stays(out)
+
+
+def test_a_child_seen_again_in_a_group_already_stopped_is_not_named_twice(monkeypatch):
+    """Under load the next round can find the `sleep` a stubborn `sh` forked as it was killed."""
+    shell, late_child = LeftProcess(100, "sh", 1, 100, 1), LeftProcess(101, "sleep", 1, 100, 2)
+    rounds = iter([[shell], [late_child], []])
+    monkeypatch.setattr(stop_left_running, "stop", lambda found: found)
+    sweep = stop_left_running.stop_left_running(lambda: next(rounds))
+    assert sweep.stopped == [shell] and sweep.still_running == []
 
 
 def test_a_process_stepagent_did_not_start_is_never_touched(tmp_path, tokens):

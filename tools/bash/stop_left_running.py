@@ -51,14 +51,20 @@ def stop_when_planning(events: EventBus, workspace: Path) -> Callable[[Event], N
 
 
 def stop_left_running(find: Callable[[], list[LeftProcess]]) -> Sweep:
-    """Stop every process `find` finds; a few rounds, for one that starts another while it goes."""
+    """Stop every process `find` finds; a few rounds, for one that starts another while it goes.
+
+    A later round can still see a child that a stopped process started in its
+    last moment, in the group already killed; it is part of what was stopped,
+    not one more process to name.
+    """
     sweep = Sweep()
     for _ in range(ROUNDS):
         found = find()
         if not found:
             break
         gone = stop(found)
-        sweep.stopped += gone
+        killed_groups = {process.group for process in sweep.stopped}
+        sweep.stopped += [process for process in gone if process.group not in killed_groups]
         sweep.still_running = [process for process in found if process not in gone]
     return sweep
 
