@@ -4,7 +4,8 @@ Target: ≤ 0.4 s to the prompt, with the offline lesson model and with a real m
 configured. The configurations take turns run by run, so a machine that gets busier
 slows them alike; the load average and the spread are printed beside each median,
 since on a shared machine a median alone says little. The CPU time stepagent used
-until its prompt (all its threads, from /proc) changes far less with the load.
+until its prompt (all its threads, from /proc) changes far less with the load; with
+a real model it includes the first moments of the warm-up the drawn prompt starts.
 
 Each start is timed as a user's second start is: with Python's bytecode cache written
 (here in a temporary folder, by one start not timed). A shell with
