@@ -92,7 +92,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "bwrap missing or not allowed to run",
                  "" if layers.bwrap else
                  "a command can read a FIFO outside (taking what another program sends through "
-                 "it), file metadata is guarded by seccomp alone, no network namespace, a process "
+                 "it), file metadata is guarded by seccomp alone, no network namespace, the scratch "
+                 "folder is on the host's disk, bounded per file but not in total, a process "
                  "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob"
                  + ("" if layers.root else ", and Read of a file another user owns")
                  + ") can update its access time; git commands that can run a "
