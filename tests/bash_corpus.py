@@ -104,6 +104,7 @@ FAMILIES: dict[str, list[str]] = {
         "echo | xargs --process-slot-var ls touch made.txt", "sort --o=made.txt f.txt",
         "sort -T -- -o made.txt f.txt", "\\time -o made.txt ls", "sort $(echo -o made.txt) f.txt",
         "echo | xargs -P 1 --process-slot-var=V touch made.txt",
+        "xxd -r -ps f.txt made.txt", "git grep -e -- -e hello -O'touch made.txt'",
     ],
     "redirection targets": [
         "echo hi > made.txt /dev/null", "sort > /dev/null -o made.txt f.txt",
@@ -113,6 +114,7 @@ FAMILIES: dict[str, list[str]] = {
     "sed labels and awk programs": [
         "sed -n ':a w made.txt' f.txt", "sed -n 'b end w made.txt\n:end' f.txt",
         "sed -n 't x w made.txt\n:x' f.txt",
+        "awk 'BEGIN { # \"\n system(\"touch made.txt\") # \"\n}'",
         "awk 'BEGIN { x = /\"/; print 1 > \"made.txt\" } /\"/' f.txt",
         "awk 'BEGIN { print 1,\n2 > \"made.txt\" }'",
         "awk 'BEGIN { print 1 \\\n > \"made.txt\" }'",

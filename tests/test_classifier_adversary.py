@@ -58,6 +58,12 @@ def test_characters_the_parser_and_bash_read_differently_are_refused(command):
     "bash -c \"$(echo ls)\"", "cat <<< $(ls)", "echo $(touch x)", "echo \"$(rm -rf x)\"",
     "echo `ls`", "ls > $(echo x)", "cat <<EOF\n$(touch x)\nEOF", "cat <<< \"$(touch x)\"",
     "cat < /dev/tcp/127.0.0.1/80", "git --git-dir=x log", "git --work-tree=. status",
+    "git -C evil.git --bare diff HEAD~1 HEAD", "git rev-list --alternate-refs HEAD",
+    "git cat-file --filt HEAD:f", "git grep -e -- -O'touch x'", "file -m -- -C",
+    "git range-diff --src-prefix -- --output=x A..B C..D", "tree -P -- -o x",
+    "awk 'BEGIN { # \"\n system(\"touch x\") # \"\n}'", "gawk 'BEGIN { x++ / system(\"touch x\") / 1 }'",
+    "xxd -r -ps in.hex out", "xxd -r in", "xxd f out", "hostname -Fhn", "hostname --file=f",
+    "hostname -b", "hostname new", "sort -T /etc f",
 ])
 def test_each_class_of_the_issue_is_refused(command):
     assert not classify(command).read_only
@@ -69,14 +75,16 @@ def test_each_class_of_the_issue_is_refused(command):
     "rg -n -i hello src", "timeout -s KILL 5 ls", "nice -5 cat f", "xargs -0 -n 2 echo",
     "sed -n ':a;N;$!ba;p' f", "awk -F: '{ print $1 }' f", "awk '$1 ~ /a\"b/' f",
     "git config --get user.name", "git config user.name", "git remote -v", "test -f f",
-    "cat <<EOF\nhello\nEOF", "cd src && ls",
+    "cat <<EOF\nhello\nEOF", "cd src && ls", "awk '{ print $1 } # a comment' f",
+    "awk '/a\"b/ { n++ } END { print n }' f", "xxd -ps f", "xxd -c8 -s -10 f", "hostname -f",
+    "hostname", "git log -- f.txt", "git grep -e hello",
 ])
 def test_read_only_commands_still_pass(command):
     assert classify(command).read_only, classify(command)
 
 
 def test_a_denial_names_the_token_and_an_alternative():
-    judgement = classify("sort -T -- -o out.txt f.txt")
+    judgement = classify("sort -t -- -o out.txt f.txt")
     assert judgement.token == "-o" and judgement.alternative
     judgement = classify("ls \r# ; rm x")
     assert judgement.token == repr("\r") and "plain spaces" in judgement.alternative

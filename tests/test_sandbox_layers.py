@@ -27,7 +27,8 @@ NOTHING = Layers(bwrap=None, landlock_abi=0, seccomp=False, cgroup=False, root=T
 CONFIG_RUNNERS = ["git diff", "git log -p", "git status", "git show HEAD", "git blame f.txt",
                   "git grep hello", "git log --stat", "bash -c 'git diff'", "ls && git diff HEAD",
                   "timeout 5 git diff", "git -C . diff", "git describe --dirty",
-                  "git ls-files -m"]
+                  "git ls-files -m", "git describe --dirt", "git ls-files --modif",
+                  "git ls-files -om"]
 NEVER_RUN_PROGRAMS = ["git log --oneline", "git log --format=%H -3", "git rev-parse HEAD",
                       "git show -s --format=%s HEAD", "git ls-files", "git merge-base HEAD HEAD",
                       "git branch", "git cat-file -p HEAD:f.txt", "ls -la", "cat f.txt"]

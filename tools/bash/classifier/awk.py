@@ -5,8 +5,10 @@ Refused: any option but -F and -v (a program from a file or a library: `-f`,
 to or from commands, `print >`/`printf >` redirections (awk has no other way to
 write), and gawk's indirect calls (`@f()`, where f could hold "system").
 `||` is logical or, not a pipe. Before the program is scanned, its string and
-regex literals are blanked (a `"` inside `/…/` is not a string) and its line
-continuations joined, and a print statement is followed across newlines.
+regex literals and its `#` comments are blanked (a `"` inside `/…/` or inside a
+comment is not a string) and its line continuations joined, and a print
+statement is followed across newlines. A `/` after `x++` or `x--` divides, as
+gawk reads it, so what follows it is scanned, not blanked as a regex.
 """
 
 from __future__ import annotations
@@ -59,7 +61,12 @@ def _blank_literals(program: str) -> str | None:
     previous = " "
     while i < n:
         char = program[i]
-        if char == '"' or (char == "/" and not OPERAND_BEFORE.match(previous)):
+        if char == "#":
+            end = program.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if char == '"' or (char == "/" and not OPERAND_BEFORE.match(previous)
+                           and not _after_increment(out)):
             end = i + 1
             while end < n and program[end] != char:
                 end += 2 if program[end] == "\\" else 1
@@ -73,3 +80,9 @@ def _blank_literals(program: str) -> str | None:
         previous = char if not char.isspace() else previous
         i += 1
     return "".join(out)
+
+
+def _after_increment(out: list[str]) -> bool:
+    """Whether the program so far ends in `++` or `--` (then a `/` is a division)."""
+    before = "".join(out).rstrip()
+    return before.endswith("++") or before.endswith("--")

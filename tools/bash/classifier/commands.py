@@ -13,7 +13,8 @@ from typing import Callable
 
 from tools.bash.classifier.awk import judge_awk
 from tools.bash.classifier.flags import forbidden_flag, positionals
-from tools.bash.classifier.option_tables import RIPGREP, SORT, SORT_WRITES, TEST_EVALUATES, UNIQ
+from tools.bash.classifier.option_tables import (HOSTNAME, RIPGREP, SORT, SORT_WRITES, TEST_EVALUATES,
+                                                  UNIQ, XXD_VALUED)
 from tools.bash.classifier.options import read_options
 from tools.bash.classifier.git import judge_git
 from tools.bash.classifier.sed import judge_sed
@@ -51,15 +52,6 @@ def _writes_with(short: str = "", long: tuple[str, ...] = (), rule: str = "",
     return judge
 
 
-def _at_most_inputs(count: int, rule: str, alternative: str,
-                    takes_value: str = "") -> Callable[[list[str]], Judgement]:
-    """A rule for a command whose extra positional argument is an output file."""
-    def judge(args: list[str]) -> Judgement:
-        names = positionals(args, takes_value)
-        return unsafe(rule, names[count], alternative) if len(names) > count else READ_ONLY
-    return judge
-
-
 def _sort(args: list[str]) -> Judgement:
     reading = read_options(args, SORT)
     if reading.unknown:
@@ -78,6 +70,33 @@ def _uniq(args: list[str]) -> Judgement:
     if len(reading.operands) > 1:
         return unsafe("uniq INPUT OUTPUT writes the output file", reading.operands[1], "uniq INPUT")
     return READ_ONLY
+
+
+def _xxd(args: list[str]) -> Judgement:
+    """xxd reads options its own way: `-ps` is one option (not -p with -s's value), a
+    value may be attached (`-c8`); -r turns a dump back into bytes, written into the
+    output file when one is named."""
+    names: list[str] = []
+    value_next = False
+    for arg in args:
+        if value_next:
+            value_next = False
+        elif arg.startswith("-r"):
+            return unsafe("xxd -r turns a dump back into bytes, written into a file when one is named",
+                          arg, "xxd INPUT")
+        elif arg in XXD_VALUED:
+            value_next = True
+        elif arg == "-" or not arg.startswith("-"):
+            names.append(arg)
+    if len(names) > 1:
+        return unsafe("xxd INPUT OUTPUT writes the output file", names[1], "xxd INPUT")
+    return READ_ONLY
+
+
+def _hostname(args: list[str]) -> Judgement:
+    reading = read_options(args, HOSTNAME)
+    token = reading.unknown or (reading.operands[0] if reading.operands else "")
+    return unsafe("hostname NAME, -F FILE and -b set the host name", token, "hostname") if token else READ_ONLY
 
 
 def _ripgrep(args: list[str]) -> Judgement:
@@ -126,13 +145,6 @@ def _command(args: list[str]) -> Judgement:
     return unsafe("command runs another command", "command", "command -v NAME")
 
 
-def _no_arguments(name: str, alternative: str) -> Callable[[list[str]], Judgement]:
-    def judge(args: list[str]) -> Judgement:
-        names = positionals(args)
-        return unsafe(f"{name} NAME changes the system", names[0], alternative) if names else READ_ONLY
-    return judge
-
-
 RULE_CHECKS = {  # what a command's rule checked, said when the command passes it
     "find": "no -delete, -exec, -ok or -fprint action",
     "sed": "no -i (in-place edit) and no w, W or e command",
@@ -153,10 +165,9 @@ RULES: dict[str, Callable[[list[str]], Judgement]] = {
     "tree": _writes_with("o", (), "tree -o writes a file", "tree PATH"),
     "file": _writes_with("C", ("--compile",), "file -C writes a magic file", "file PATH"),
     "uniq": _uniq,
-    "xxd": _at_most_inputs(1, "xxd INPUT OUTPUT writes the output file", "xxd INPUT",
-                           takes_value="cglos"),
+    "xxd": _xxd,
     "date": _date,
-    "hostname": _no_arguments("hostname", "hostname"),
+    "hostname": _hostname,
     "command": _command,
 }
 

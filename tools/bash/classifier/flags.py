@@ -1,7 +1,10 @@
 """Find a forbidden flag among a command's arguments, the way the tool reads them.
 
 Short flags may be clustered (`-no` is `-n -o`), long ones may be abbreviated
-(GNU tools accept `--out` for `--output`) or carry `=value`; `--` ends options.
+(GNU tools accept `--out` for `--output`) or carry `=value`. A `--` usually
+ends the options, but it can also be an option's value (`git grep -e -- -O…`
+hands `--` to -e, and -O still opens its program), so every argument is looked
+at: a file named like a forbidden flag is refused too, which is the safe side.
 """
 
 from __future__ import annotations
@@ -13,8 +16,6 @@ def forbidden_flag(args: Iterable[str], short: str = "", long: Iterable[str] = (
     """The first argument that sets one of these flags, or ''."""
     long = tuple(long)
     for arg in args:
-        if arg == "--":
-            return ""
         if arg.startswith("--"):
             name = arg.split("=", 1)[0]
             if len(name) > 2 and any(full.startswith(name) for full in long):

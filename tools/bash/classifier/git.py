@@ -1,11 +1,12 @@
 """git, judged by subcommand: read-only ones pass, with unsafe options refused.
 
 Refused everywhere: configuration from the command line (`-c`, `--config-env`),
-a repository named outright (`--git-dir`, `--work-tree`: a bare repository a
-clone carried has its own config, and git opens one found by itself only when
-asked explicitly, see tools/bash/tool.py), another exec path, a pager (`-p`, `--paginate`, `git grep -O`), and the options
+a repository named outright (`--git-dir`, `--work-tree`, `--bare`: a bare
+repository a clone carried has its own config, and git opens one found by
+itself only when asked explicitly, which `--bare` is, see tools/bash/tool.py), another exec path, a pager (`-p`, `--paginate`, `git grep -O`), and the options
 that write a file or run a program (`--output`, `--ext-diff`, `--textconv`,
-`--exec`). Checking a signature runs the program the config names (gpg.program),
+`--exec`, and `--alternate-refs`, `--filters`, which run the configured
+alternate-refs command and filters). Checking a signature runs the program the config names (gpg.program),
 so `verify-commit`, `verify-tag`, `--show-signature` and the format placeholders
 that verify (`%G?`, `%GG`, …, `%(signature)`) are not read-only either. Repository config that runs programs on read (core.fsmonitor, a
 pager, hooks) is neutralised by the environment Bash sets (tools/bash.py) and,
@@ -19,7 +20,7 @@ from tools.bash.classifier.options import Options, long_options, read_options
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
 GLOBAL_WITH_VALUE = {"-C", "--namespace"}
-GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--bare", "--literal-pathspecs",
+GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--literal-pathspecs",
                 "--no-optional-locks", "-P", "--glob-pathspecs", "--noglob-pathspecs",
                 "--icase-pathspecs", "--version", "--help"}
 READ_ONLY_SUBCOMMANDS = {
@@ -40,13 +41,15 @@ CONFIG_OPTIONS = Options(
                             "expiry-date includes no-includes"),
     long_valued=long_options("file blob type default"), abbreviations=False)
 UNSAFE_LONG = ("--output", "--ext-diff", "--textconv", "--exec", "--open-files-in-pager",
-               "--upload-pack", "--receive-pack", "--config-env", "--show-signature")
+               "--upload-pack", "--receive-pack", "--config-env", "--show-signature",
+               "--alternate-refs", "--filters")
 VERIFYING_PLACEHOLDERS = ("%G", "%(signature")
 LIST_VALUES = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
                "--sort", "--format", "--color", "--column"}
 ALTERNATIVES = {"--output": "git diff (or git log -p) prints to the screen instead",
                 "--git-dir": "git -C FOLDER, in a repository git finds by itself",
                 "--work-tree": "git -C FOLDER, in a repository git finds by itself",
+                "--bare": "git -C FOLDER, in a repository git finds by itself",
                 "-c": "run the git command without -c",
                 "--ext-diff": "git diff --no-ext-diff",
                 "--textconv": "git diff --no-textconv",

@@ -16,7 +16,7 @@ SORT = Options(
                             "zero-terminated debug help version"),
     long_valued=long_options("key output buffer-size field-separator temporary-directory parallel "
                              "batch-size compress-program files0-from random-source sort"))
-SORT_WRITES = ("-o", "--output", "--compress-program")
+SORT_WRITES = ("-o", "--output", "--compress-program", "-T", "--temporary-directory")
 
 UNIQ = Options(
     flags="cdDiuz", valued="fsw",
@@ -61,3 +61,9 @@ XARGS = Options(
 WRAPPERS = {"timeout": TIMEOUT, "nice": NICE, "stdbuf": STDBUF, "time": TIME}
 
 TEST_EVALUATES = ("-v", "-R")
+
+HOSTNAME = Options(  # no -F/--file and no -b/--boot: they set the name
+    flags="aAdfiIsyVh",
+    long_flags=long_options("alias all-fqdns domain fqdn long ip-address all-ip-addresses short yp "
+                            "nis version help"))
+XXD_VALUED = frozenset("-c -cols -g -groupsize -l -len -n -name -o -offset -s -seek".split())

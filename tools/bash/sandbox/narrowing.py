@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from tools.bash.classifier.flags import forbidden_flag
 from tools.bash.classifier.parse import parse
 from tools.bash.sandbox.status import Layers
 from tools.judgement import READ_ONLY, Judgement, unsafe
@@ -31,8 +32,10 @@ HISTORY_OPTIONS = ("--oneline", "--format", "--pretty", "-n", "--max-count", "--
                    "--topo-order", "--date-order", "--grep", "--skip", "--parents", "--children",
                    "--no-color", "--source", "--boundary", "--left-right", "-s", "--no-patch",
                    "-z", "-i", "--summary", "-sn", "-n", "-e", "--numbered")
-REFUSED_OPTIONS = {"cat-file": ("--textconv", "--filters"), "describe": ("--dirty", "--broken"),
-                   "ls-files": ("-m", "--modified", "-d", "--deleted", "-k", "--killed")}
+REFUSED_OPTIONS = {  # (short letters, long names): matched as git reads them, abbreviations too
+    "cat-file": ("", ("--textconv", "--filters")), "describe": ("", ("--dirty", "--broken")),
+    "ls-files": ("mdk", ("--modified", "--deleted", "--killed")),
+    "rev-list": ("", ("--alternate-refs",))}
 ALTERNATIVE = ("git log --oneline, git ls-files, git cat-file -p REV:PATH, git show -s REV "
                "(they start no configured program)")
 
@@ -80,7 +83,8 @@ def _git(args: list[str]) -> Judgement:
             return _refused(f"git {sub} {extra}", extra)
         if sub == "show" and not {"-s", "--no-patch"} & set(options):
             return _refused("git show without -s", "show")
-    token = next((o for o in options if o.split("=", 1)[0] in REFUSED_OPTIONS.get(sub, ())), "")
+    short, long = REFUSED_OPTIONS.get(sub, ("", ()))
+    token = forbidden_flag(rest, short=short, long=long)
     return _refused(f"git {sub} {token}", token) if token else READ_ONLY
 
 
