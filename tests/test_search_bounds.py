@@ -2,8 +2,9 @@
 
 git clone creates the symbolic links a repository carries, ignore files
 included, and ripgrep opens every ignore file it meets. With bubblewrap, ripgrep
-sees only the searched tree, so a link that leads outside dangles; without it, a
-link to anything but a regular file is refused before ripgrep runs. In every
+sees only the searched tree, so a link that leads outside dangles; without it, and
+for a tree outside the workspace, a link to anything but a regular file is
+refused before ripgrep runs. In every
 mode ripgrep's memory, time and kept output are bounded.
 """
 
@@ -108,6 +109,22 @@ def test_a_cloned_ignore_link_to_an_outside_fifo_wakes_no_writer(clone, tmp_path
         assert "notes.md" in text and not failed
     else:
         assert failed and "outside.fifo" in text
+
+
+@pytest.mark.parametrize("layers", layer_configurations())
+@pytest.mark.parametrize("name,args", [("Grep", {"pattern": "hello"}), ("Glob", {"pattern": "*"})])
+def test_a_search_of_the_folder_above_does_not_open_the_fifo_a_cloned_link_leads_to(clone, tmp_path,
+                                                                                   layers, name, args):
+    """Searched from above, the view holds both the clone's link and the FIFO beside the clone."""
+    fifo = tmp_path / "outside.fifo"
+    workspace = clone({".ignore": "../outside.fifo"})
+    woken = blocked_writer(fifo)
+    try:
+        text, failed = search(workspace, layers, name, path=str(tmp_path), **args)
+        assert not woken.is_set(), "ripgrep opened the FIFO"
+    finally:
+        release(fifo)
+    assert failed and ".ignore" in text
 
 
 @pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")

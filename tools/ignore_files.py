@@ -6,7 +6,9 @@ read one. git creates such links when it clones, so a repository can point them
 anywhere: at a FIFO outside (opening it wakes its writer), at /proc/kmsg
 (reading blocks, and takes the kernel's log), at /dev/zero (endless). Where
 bubblewrap runs, ripgrep sees only `ignore_tree` (tools/bash/sandbox/bwrap.py:
-search_view_argv), so such a link dangles. Without bubblewrap,
+search_view_argv), so a link that leads out of the workspace dangles. A tree
+outside the workspace (the folder above it, say) can hold both a clone's link
+and the FIFO beside the clone, so there, and everywhere without bubblewrap,
 `stray_ignore_file` looks first (a walk that opens no file: 0.06 s for
 stepagent's own tree, 2 s for the 140,000 entries of /usr), and each ignore file
 must lead to a regular file outside /proc, /sys and /dev. (A link swapped between the look and the search is not caught;

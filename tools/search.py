@@ -11,8 +11,9 @@ and where bubblewrap runs, in a read-only view holding only the searched tree
 (tools/ignore_files.py says why: a cloned repository's ignore files can be links
 to a FIFO, /proc/kmsg or /dev/zero). Being read-only, the view also leaves access
 times alone, as plan mode promises. Without bubblewrap those times may change
-(the doctor's table says so) and a search whose ignore files lead to anything
-but a regular file is refused. The kernel's folders (/, /proc, /sys, /dev) are
+(the doctor's table says so), and a search whose ignore files lead to anything
+but a regular file is refused; so is one, even in the view, of a tree outside
+the workspace (a parent folder holds the clone's links and what they point at). The kernel's folders (/, /proc, /sys, /dev) are
 never searched: their files act when read.
 """
 
@@ -72,14 +73,13 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         if cwd == Path("/") or in_kernel_folder(cwd):
             return Found(problem=f"{cwd} is the whole file system or the kernel's own: its files act "
                          "when read (/proc/kmsg blocks, /dev/zero never ends); search a folder below /")
-        bwrap = layers().bwrap
-        if bwrap:
-            return run_ripgrep(arguments, cwd, search_view_argv(bwrap, ignore_tree(cwd, workspace),
-                                                                ripgrep(), cwd))
-        stray = stray_ignore_file(cwd, TIMEOUT_SECONDS)
+        bwrap, tree = layers().bwrap, ignore_tree(cwd, workspace)
+        stray = "" if bwrap and tree == workspace.resolve() else stray_ignore_file(cwd, TIMEOUT_SECONDS)
+        if bwrap and not stray:
+            return run_ripgrep(arguments, cwd, search_view_argv(bwrap, tree, ripgrep(), cwd))
         if stray:
-            return Found(problem=f"{stray}; ripgrep would open it as an ignore file, and without "
-                         "bubblewrap nothing hides it. Search a folder without it.")
+            return Found(problem=f"{stray}; ripgrep would open it as an ignore file. Search a "
+                         "folder without it.")
         return run_ripgrep(arguments, cwd)
 
     def glob(args: dict[str, Any]) -> ToolResult:
