@@ -9,25 +9,35 @@ not already:
   the socket file's permission, not the mount. Claude Code's sandbox runtime
   refuses AF_UNIX sockets for the same reason, and Codex's Linux sandbox
   refuses network calls with seccomp; a read-only command needs neither.
-- chmod, chown, utime and xattr calls: Landlock governs contents, not metadata.
+- chmod, chown, utime, xattr and file_setattr calls: Landlock governs
+  contents, not metadata.
 - io_uring: its operations bypass seccomp altogether.
 - setsid and setpgid: a process that leaves the call's process group could
   outlive the call.
-- keyrings and SysV / POSIX IPC: state shared with processes outside.
+- keyrings and SysV / POSIX IPC, removing and receiving included (ipcrm,
+  mq_unlink): state shared with processes outside.
+- inotify and fanotify instances: they count against a per-user limit, so a
+  call holding them all makes every other program's inotify_init fail (tail -f
+  falls back to polling).
 - clone and unshare with CLONE_NEWUSER: a nested user namespace would give
   back capabilities (inside it) and widen the kernel's attack surface; clone3,
   whose flags seccomp cannot read, answers ENOSYS so libc falls back to clone.
 - ioctls that change a file through a descriptor opened for reading: inode
   flags (chattr), fsxattr, fs-verity, encryption policies, freezing a
-  filesystem, all of btrfs's (snapshots), and TIOCSTI. They check ownership,
+  filesystem, the inode generation (FS_IOC_SETVERSION), all of btrfs's
+  (snapshots), and TIOCSTI. They check ownership,
   not write access, so Landlock lets them through.
 - setpriority, ioprio_set, sched_set*, prlimit64, migrate_pages and
   move_pages aimed at any process but the caller (renice, ionice, taskset,
   prlimit -p), and process_madvise: without bubblewrap's PID namespace they
   reach processes outside, and no Landlock scope covers them.
-Allowed on purpose: flock and fcntl locks on files outside. sqlite3 takes a
-read lock to read a database, and a lock ends with the call, whose processes
-all die when it ends (at most its timeout).
+- an exclusive flock and a lease (fcntl F_SETLEASE), which a read-only
+  descriptor may take: an outside `flock -n` would fail, and a lease holds an
+  outside writer back for up to the kernel's lease-break time.
+Allowed on purpose: shared locks, since sqlite3 takes a read lock to read a
+database. fcntl's write locks cannot be told from read locks (the type is in a
+struct seccomp cannot read); they end with the call, whose processes all die
+when it ends (at most its timeout).
 The filter is classic BPF assembled here, a few dozen instructions one can
 read, rather than a dependency on libseccomp. A call through another ABI (32-bit
 code on x86_64, x32) kills the process: its numbers mean other calls.
@@ -51,8 +61,10 @@ X32_BIT, CLONE_NEWUSER, CLONE3 = 0x40000000, 0x10000000, 435
 REFUSED = ("socket chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat utime utimes "
            "futimesat utimensat setxattr lsetxattr fsetxattr setxattrat removexattr lremovexattr "
            "fremovexattr removexattrat io_uring_setup io_uring_enter io_uring_register setsid "
-           "setpgid add_key request_key keyctl mq_open msgget msgsnd semget semop semtimedop "
-           "shmget shmat process_madvise process_mrelease").split()
+           "setpgid add_key request_key keyctl mq_open mq_unlink mq_timedsend mq_timedreceive "
+           "mq_notify mq_getsetattr msgget msgsnd msgrcv msgctl semget semop semtimedop semctl "
+           "shmget shmat shmctl process_madvise process_mrelease file_setattr inotify_init "
+           "inotify_init1 fanotify_init").split()
 SELF_ONLY = ("sched_setparam sched_setscheduler sched_setaffinity sched_setattr prlimit64 "
              "migrate_pages move_pages").split()
 SECOND_ARGUMENT_OFFSET = 24
@@ -60,7 +72,9 @@ PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
 AND, WRITE_DIRECTION_AND_TYPE, TYPE = 0x54, 0x4000FF00, 0xFF00
 TIOCSTI, FS_IOC_SET_ENCRYPTION_POLICY = 0x5412, 0x800C6613
 WRITES_OF_TYPE = {"inode flags, versions, fs-verity ('f')": 0x40006600,
-                  "fsxattr, freeze, trim ('X')": 0x40005800}
+                  "fsxattr, freeze, trim ('X')": 0x40005800,
+                  "inode generation, FS_IOC_SETVERSION ('v')": 0x40007600}
+LOCK_EX, F_SETLEASE = 2, 1024
 BTRFS = 0x9400
 
 
@@ -84,7 +98,10 @@ X86_64 = Architecture(0xC000003E, {
     "shmget": 29, "shmat": 30, "ioctl": 16, "setpriority": 141, "ioprio_set": 251,
     "sched_setparam": 142, "sched_setscheduler": 144, "sched_setaffinity": 203, "sched_setattr": 314,
     "prlimit64": 302, "migrate_pages": 256, "move_pages": 279, "process_madvise": 440,
-    "process_mrelease": 448}, x32_bit=True)
+    "process_mrelease": 448, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
+    "mq_notify": 244, "mq_getsetattr": 245, "msgrcv": 70, "msgctl": 71, "semctl": 66,
+    "shmctl": 31, "file_setattr": 469, "inotify_init": 253, "inotify_init1": 294,
+    "fanotify_init": 300, "flock": 73, "fcntl": 72}, x32_bit=True)
 AARCH64 = Architecture(0xC00000B7, {
     "clone": 220, "unshare": 97, "socket": 198, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
     "utimensat": 88, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
@@ -94,7 +111,10 @@ AARCH64 = Architecture(0xC00000B7, {
     "msgget": 186, "msgsnd": 189, "semget": 190, "semop": 193, "semtimedop": 192, "shmget": 194,
     "shmat": 196, "ioctl": 29, "setpriority": 140, "ioprio_set": 30, "sched_setparam": 118,
     "sched_setscheduler": 119, "sched_setaffinity": 122, "sched_setattr": 274, "prlimit64": 261,
-    "migrate_pages": 238, "move_pages": 239, "process_madvise": 440, "process_mrelease": 448})
+    "migrate_pages": 238, "move_pages": 239, "process_madvise": 440, "process_mrelease": 448,
+    "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184,
+    "mq_getsetattr": 185, "msgrcv": 188, "msgctl": 187, "semctl": 191, "shmctl": 195,
+    "file_setattr": 469, "inotify_init1": 26, "fanotify_init": 262, "flock": 32, "fcntl": 25})
 ARCHITECTURES = {"x86_64": X86_64, "aarch64": AARCH64}
 
 
@@ -130,7 +150,9 @@ def program(arch: Architecture) -> bytes:
     code += [(JUMP_EQUAL, number, "deny", None) for number in refused]
     code += [(JUMP_EQUAL, arch.numbers["ioctl"], "ioctl", None),
              (JUMP_EQUAL, arch.numbers["setpriority"], "setpriority", None),
-             (JUMP_EQUAL, arch.numbers["ioprio_set"], "ioprio_set", None)]
+             (JUMP_EQUAL, arch.numbers["ioprio_set"], "ioprio_set", None),
+             (JUMP_EQUAL, arch.numbers["flock"], "flock", None),
+             (JUMP_EQUAL, arch.numbers["fcntl"], "fcntl", None)]
     code += [(JUMP_EQUAL, arch.numbers[name], "first_is_self", None) for name in SELF_ONLY]
     code += [(RETURN, ALLOW),
              ("new_user", LOAD_WORD, FIRST_ARGUMENT_OFFSET), (JUMP_SET, CLONE_NEWUSER, "deny", None),
@@ -146,6 +168,10 @@ def program(arch: Architecture) -> bytes:
              (JUMP_EQUAL, PRIO_PROCESS, "second_is_self", "deny"),
              ("ioprio_set", LOAD_WORD, FIRST_ARGUMENT_OFFSET),
              (JUMP_EQUAL, IOPRIO_WHO_PROCESS, "second_is_self", "deny"),
+             ("flock", LOAD_WORD, SECOND_ARGUMENT_OFFSET),
+             (JUMP_SET, LOCK_EX, "deny", "allow"),
+             ("fcntl", LOAD_WORD, SECOND_ARGUMENT_OFFSET),
+             (JUMP_EQUAL, F_SETLEASE, "deny", "allow"),
              ("second_is_self", LOAD_WORD, SECOND_ARGUMENT_OFFSET),
              (JUMP_EQUAL, 0, "allow", "deny"),
              ("first_is_self", LOAD_WORD, FIRST_ARGUMENT_OFFSET),

@@ -102,7 +102,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
         LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
         LayerRow("seccomp", layers.seccomp,
                  "no sockets, no chmod/chown/utime/xattr/chattr, no renice or ionice of other "
-                 "processes, no io_uring, no new sessions"
+                 "processes, no io_uring, no new sessions, no exclusive locks, leases, IPC or "
+                 "inotify instances"
                  if layers.seccomp else "no filter written for this architecture",
                  "" if layers.seccomp else
                  "a command can connect to unix sockets outside (tmux, docker, ssh agent)"
