@@ -24,8 +24,7 @@ from rich.console import Console
 from agent.events import BackgroundProcess, LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
-from tools.bash import stop_left_running
-from tools.bash.left_running import VARIABLE, LeftProcess, this_stepagent
+from tools.bash.left_running import VARIABLE, this_stepagent
 from ui.console import ConsoleView
 from ui.headless import run_headless
 
@@ -126,8 +125,7 @@ def test_a_process_a_call_left_running_is_reported_then_stopped_when_plan_mode_b
     assert f"stopped 1 process ({pid} " in screen.getvalue()
 
 
-def test_a_process_that_ignores_sigterm_is_killed_after_the_grace(tmp_path, tokens, monkeypatch):
-    monkeypatch.setattr(stop_left_running, "GRACE_SECONDS", 0.2)
+def test_a_process_that_ignores_sigterm_is_killed(tmp_path, tokens):
     out = tmp_path / "out"
     stubborn = loop_writing(out, tokens()).replace("sh -c 'while", "sh -c 'trap \"\" TERM; while")
     session = Session(tmp_path, [turn("", call("Bash", command=stubborn)), turn("started")], mode="yolo")
@@ -139,13 +137,21 @@ def test_a_process_that_ignores_sigterm_is_killed_after_the_grace(tmp_path, toke
     assert not running(pid) and stays(out)
 
 
-def test_a_child_seen_again_in_a_group_already_stopped_is_not_named_twice(monkeypatch):
-    """Under load the next round can find the `sleep` a stubborn `sh` forked as it was killed."""
-    shell, late_child = LeftProcess(100, "sh", 1, 100, 1), LeftProcess(101, "sleep", 1, 100, 2)
-    rounds = iter([[shell], [late_child], []])
-    monkeypatch.setattr(stop_left_running, "stop", lambda found: found)
-    sweep = stop_left_running.stop_left_running(lambda: next(rounds))
-    assert sweep.stopped == [shell] and sweep.still_running == []
+def test_a_process_that_starts_a_fresh_copy_of_itself_when_signalled_is_stopped(tmp_path, tokens):
+    """The red team's loop: on SIGTERM it starts a new setsid copy of itself."""
+    out, token = tmp_path / "out", tokens()
+    script = tmp_path / f"respawn-{token}.sh"  # the token in its command line, for pgrep and cleanup
+    script.write_text(f"trap 'setsid sh {script} & exit' TERM\n"
+                      f"while :; do date >> {out}; sleep 0.2; : {token}; done\n")
+    respawning = f"setsid sh {script} >/dev/null 2>&1 & until [ -s {out} ]; do sleep 0.05; done"
+    session = Session(tmp_path, [turn("", call("Bash", command=respawning)), turn("started")], mode="yolo")
+    session.run()
+    assert LEFT.search(session.tool_results()[0]), session.tool_results()[0]
+    stopped = stopped_events(session)
+    session.state.enter_plan_mode("/plan")
+    assert wait_until(lambda: stays(out)) and stays(out)
+    assert subprocess.run(["pgrep", "-f", token], capture_output=True).returncode == 1
+    assert stopped and not stopped[0].still_running
 
 
 def test_a_process_stepagent_did_not_start_is_never_touched(tmp_path, tokens):

@@ -6,8 +6,8 @@ changing files after the switch. The listener here hears every ModeChanged
 that puts plan mode on (/plan, Shift+Tab, the model's EnterPlanMode, --mode
 plan at start or on resume all go through AppState) and stops them, and what
 a stepagent that has ended left in the same workspace (left_running.left_in):
-SIGTERM to each process and its process group, a short grace, then SIGKILL,
-a few rounds at most. It then emits LeftRunningStopped, which the console
+SIGSTOP to each process and its process group, a few rounds until no new one
+appears, then SIGKILL to all. It then emits LeftRunningStopped, which the console
 shows in one line. Plan mode only turns on between tool calls, so no call of
 this stepagent is running while it sweeps. A process is signalled through a pidfd, so a pid that was
 reused in the meantime is never hit; nothing is reaped (stepagent is not the
@@ -27,9 +27,8 @@ from pathlib import Path
 from agent.events import BackgroundProcess, Event, EventBus, LeftRunningStopped, ModeChanged
 from tools.bash.left_running import LeftProcess, left_in, still_running, topmost
 
-GRACE_SECONDS = 1.0
 KILL_WAIT_SECONDS = 2.0
-ROUNDS = 3
+ROUNDS = 5
 
 
 @dataclass
@@ -51,37 +50,27 @@ def stop_when_planning(events: EventBus, workspace: Path) -> Callable[[Event], N
 
 
 def stop_left_running(find: Callable[[], list[LeftProcess]]) -> Sweep:
-    """Stop every process `find` finds; a few rounds, for one that starts another while it goes.
+    """Freeze what `find` finds, again until nothing new appears, then kill it all.
 
-    A later round can still see a child that a stopped process started in its
-    last moment, in the group already killed; it is part of what was stopped,
-    not one more process to name.
+    A frozen (SIGSTOPped) process can start nothing more, not even from a
+    SIGTERM handler that starts a fresh copy of itself, so the rounds end; then
+    SIGKILL ends them all, as it ended the group of the call they escaped.
     """
-    sweep = Sweep()
-    for _ in range(ROUNDS):
-        found = find()
-        if not found:
-            break
-        gone = stop(found)
-        killed_groups = {process.group for process in sweep.stopped}
-        sweep.stopped += [process for process in gone if process.group not in killed_groups]
-        sweep.still_running = [process for process in found if process not in gone]
-    return sweep
-
-
-def stop(processes: list[LeftProcess]) -> list[LeftProcess]:
-    """SIGTERM, a grace, then SIGKILL, to each process and its group; those that exited."""
-    handles = _pidfds(processes)
+    handles: dict[LeftProcess, int] = {}
     try:
-        _signal(handles, signal.SIGTERM)
-        _wait(handles, GRACE_SECONDS)
-        if handles:
-            _signal(handles, signal.SIGKILL)
-            _wait(handles, KILL_WAIT_SECONDS)
+        for _ in range(ROUNDS):
+            fresh = _pidfds([process for process in find() if process not in handles])
+            if not fresh:
+                break
+            _signal(fresh, signal.SIGSTOP)
+            handles.update(fresh)
+        found = list(handles)
+        _signal(handles, signal.SIGKILL)
+        _wait(handles, KILL_WAIT_SECONDS)
+        return Sweep([process for process in found if process not in handles], list(handles))
     finally:
         for fd in handles.values():
             os.close(fd)
-    return [process for process in processes if process not in handles]
 
 
 def _pidfds(processes: list[LeftProcess]) -> dict[LeftProcess, int]:
