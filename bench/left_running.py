@@ -3,8 +3,8 @@
 After every Bash call outside plan mode, /proc is read once to find processes
 that carry the call's marker: its median time, with the number of processes
 on the machine (it grows with them). Then the time entering plan mode takes to
-stop five `setsid sleep` processes a call left running (SIGTERM, which sleep
-obeys), and a Bash call in yolo mode with and without the scan.
+stop five `setsid sleep` processes a call left running (SIGSTOP, a rescan,
+then SIGKILL), and a Bash call in yolo mode with and without the scan.
 """
 
 from __future__ import annotations

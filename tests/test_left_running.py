@@ -24,7 +24,8 @@ from rich.console import Console
 from agent.events import BackgroundProcess, LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
-from tools.bash.left_running import VARIABLE, this_stepagent
+from tools.bash import stop_left_running
+from tools.bash.left_running import VARIABLE, LeftProcess, this_stepagent
 from ui.console import ConsoleView
 from ui.headless import run_headless
 
@@ -152,6 +153,33 @@ def test_a_process_that_starts_a_fresh_copy_of_itself_when_signalled_is_stopped(
     assert wait_until(lambda: stays(out)) and stays(out)
     assert subprocess.run(["pgrep", "-f", token], capture_output=True).returncode == 1
     assert stopped and not stopped[0].still_running
+
+
+def absent(pid: int, group: int = 0) -> LeftProcess:
+    """A process record no live process matches (no start time is -1), so nothing is signalled."""
+    return LeftProcess(pid, "sh", 1, group, started=-1)
+
+
+def test_a_child_first_seen_in_a_later_round_in_a_group_already_found_is_not_named_twice():
+    """Under load a rescan can find the `sleep` a frozen `sh` forked just before."""
+    shell, late_child = absent(100, group=100), absent(101, group=100)
+    scans = iter([[shell], [shell, late_child], [shell, late_child], []])
+    sweep = stop_left_running.stop_left_running(lambda: next(scans))
+    assert sweep.stopped == [shell] and sweep.still_running == []
+
+
+def test_what_is_still_found_after_the_sweep_is_reported_still_running_not_stopped():
+    """An honest report: a process still found after the kill was not stopped, whatever the reason."""
+    survivor = absent(100)
+    sweep = stop_left_running.stop_left_running(lambda: [survivor])
+    assert sweep.stopped == [] and sweep.still_running == [survivor]
+
+
+def test_one_that_outruns_the_freeze_rounds_is_reported_still_running():
+    """A new process at every reading of /proc: the freeze gives up after its rounds and says so."""
+    fresh = iter(range(1000, 2000))
+    sweep = stop_left_running.stop_left_running(lambda: [absent(next(fresh))])
+    assert len(sweep.still_running) == 1 and sweep.still_running[0].pid > 1000
 
 
 def test_a_process_stepagent_did_not_start_is_never_touched(tmp_path, tokens):

@@ -5,13 +5,28 @@ build-mode or yolo call left running (left_running.py finds them) would go on
 changing files after the switch. The listener here hears every ModeChanged
 that puts plan mode on (/plan, Shift+Tab, the model's EnterPlanMode, --mode
 plan at start or on resume all go through AppState) and stops them, and what
-a stepagent that has ended left in the same workspace (left_running.left_in):
-SIGSTOP to each process and its process group, a few rounds until no new one
-appears, then SIGKILL to all. It then emits LeftRunningStopped, which the console
-shows in one line. Plan mode only turns on between tool calls, so no call of
-this stepagent is running while it sweeps. A process is signalled through a pidfd, so a pid that was
-reused in the meantime is never hit; nothing is reaped (stepagent is not the
-parent of what it stops).
+a stepagent that has ended left in the same workspace (left_running.left_in).
+It then emits LeftRunningStopped, which the console shows in one line; what
+is still running after the sweep is named there, in red.
+
+Freeze, then kill. Every process found gets SIGSTOP (and its process group),
+and /proc is read again until no new one appears (a child forked just before
+its parent stopped), a few rounds at most; then all of them get SIGKILL. A
+stopped process runs no code, so it cannot start a fresh `setsid` copy of
+itself, and a fork under way when SIGSTOP arrives is held back until it
+resumes, which it never does.
+There is no SIGTERM and no grace: a TERM handler is code the process chooses
+to run after plan mode began, and it may write files, ignore the signal, or
+start a copy of itself in a new session (the red team's loop did, and outlived
+three TERM-grace-KILL rounds while the report said it was stopped). A polite
+exit would buy a tidy shutdown (a pid file removed) at the price of that
+hole; plan mode takes the stronger promise.
+
+Plan mode only turns on between tool calls, so no call of this stepagent is
+running while it sweeps. A process is signalled through a pidfd, so a pid that
+was reused in the meantime is never hit; nothing is reaped (stepagent is not
+the parent of what it stops). What carries no marker is not seen at all
+(left_running.py says which those are).
 """
 
 from __future__ import annotations
@@ -27,13 +42,13 @@ from pathlib import Path
 from agent.events import BackgroundProcess, Event, EventBus, LeftRunningStopped, ModeChanged
 from tools.bash.left_running import LeftProcess, left_in, still_running, topmost
 
+FREEZE_ROUNDS = 10
 KILL_WAIT_SECONDS = 2.0
-ROUNDS = 5
 
 
 @dataclass
 class Sweep:
-    """What a sweep stopped, and what it could not."""
+    """What a sweep stopped, and what is still running after it."""
 
     stopped: list[LeftProcess] = field(default_factory=list)
     still_running: list[LeftProcess] = field(default_factory=list)
@@ -50,27 +65,36 @@ def stop_when_planning(events: EventBus, workspace: Path) -> Callable[[Event], N
 
 
 def stop_left_running(find: Callable[[], list[LeftProcess]]) -> Sweep:
-    """Freeze what `find` finds, again until nothing new appears, then kill it all.
+    """Freeze every process `find` finds until no new one appears, kill them all, and look again.
 
-    A frozen (SIGSTOPped) process can start nothing more, not even from a
-    SIGTERM handler that starts a fresh copy of itself, so the rounds end; then
-    SIGKILL ends them all, as it ended the group of the call they escaped.
+    Whatever `find` still finds after the kill is still running, whatever the
+    reason (it outran the freeze rounds, or would not die). A child first seen
+    in a later round, in the group of a process already found, is part of what
+    was stopped, not one more process to name.
     """
     handles: dict[LeftProcess, int] = {}
+    seen: list[LeftProcess] = []
+    named: list[LeftProcess] = []
     try:
-        for _ in range(ROUNDS):
-            fresh = _pidfds([process for process in find() if process not in handles])
-            if not fresh:
+        for _ in range(FREEZE_ROUNDS):
+            new = [process for process in find() if process not in seen]
+            if not new:
                 break
-            _signal(fresh, signal.SIGSTOP)
+            groups = {process.group for process in seen}
+            named += [process for process in new if process.group not in groups]
+            seen += new
+            fresh = _pidfds(new)
             handles.update(fresh)
-        found = list(handles)
-        _signal(handles, signal.SIGKILL)
-        _wait(handles, KILL_WAIT_SECONDS)
-        return Sweep([process for process in found if process not in handles], list(handles))
+            _signal(fresh, signal.SIGSTOP)
     finally:
-        for fd in handles.values():
-            os.close(fd)
+        try:
+            _signal(handles, signal.SIGKILL)
+            _wait(handles, KILL_WAIT_SECONDS)
+        finally:
+            for fd in handles.values():
+                os.close(fd)
+    left = find()
+    return Sweep(stopped=[process for process in named if process not in left], still_running=left)
 
 
 def _pidfds(processes: list[LeftProcess]) -> dict[LeftProcess, int]:
@@ -103,15 +127,15 @@ def _signal(handles: dict[LeftProcess, int], number: int) -> None:
 
 
 def _wait(handles: dict[LeftProcess, int], seconds: float) -> None:
-    """Until each pidfd says its process exited, or `seconds` passed; the exited leave `handles`."""
+    """Until each pidfd says its process exited, or `seconds` passed."""
     end = time.monotonic() + seconds
-    while handles:
+    waiting = set(handles.values())
+    while waiting:
         left = end - time.monotonic()
         if left <= 0:
             return
-        ready, _, _ = select.select(list(handles.values()), [], [], left)
-        for process in [process for process, fd in handles.items() if fd in ready]:
-            os.close(handles.pop(process))
+        ready, _, _ = select.select(list(waiting), [], [], left)
+        waiting -= set(ready)
 
 
 def _records(processes: list[LeftProcess]) -> tuple[BackgroundProcess, ...]:
