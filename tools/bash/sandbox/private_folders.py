@@ -14,9 +14,11 @@ to root outside, may open them by owner permission alone.
 
 Bubblewrap applies its options in order, so after the covers come back what
 the call needs beneath them, read-only: the workspace (tests keep theirs in
-/tmp, users may too), the home folder (tools and git read their
-configuration there, unless it is /tmp or /run itself) and the call's
-private folder (made in /tmp), whose `tmp` gets the scratch tmpfs afterwards.
+/tmp, users may too), the home folder, the folders on PATH and stepagent's
+own environment (tools and git read their configuration and programs there; a
+checkout in /tmp keeps its virtual environment there, unless one of them is
+/tmp or /run itself) and the call's private folder (made in /tmp), whose `tmp`
+gets the scratch tmpfs afterwards.
 What comes back is the whole top-level folder holding each (/tmp/work for
 /tmp/work/repo/pkg): a repository above the workspace, and `..`, read as they
 do outside. Landlock's write rule names the private folder's inode, which is
@@ -34,6 +36,7 @@ folders.
 from __future__ import annotations
 
 import os
+import sys
 
 COVERED_FOLDERS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock")
 LINKS_KEPT_IN = "/run"
@@ -49,9 +52,10 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
     Both paths are real paths (no symbolic links).
     """
     covered = covered_folders()
-    home = _top_level_in(os.path.realpath(os.path.expanduser("~")), covered)
-    tops = [_top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered),
-            home if home not in covered else None]  # HOME=/tmp must not bring all of /tmp back
+    needed = [os.path.expanduser("~"), *os.environ.get("PATH", "").split(os.pathsep), sys.prefix]
+    tops = [_top_level_in(os.path.realpath(path), covered) for path in needed if path]
+    tops = [top for top in tops if top not in covered]  # HOME=/tmp must not bring all of /tmp back
+    tops += [_top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered)]
     kept = _outermost([top for top in tops if top])
     kernel = [mount for mount in kernel_pipe_mounts()
               if not _beneath_any(mount, covered) or _beneath_any(mount, kept)]
