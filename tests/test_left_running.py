@@ -244,14 +244,18 @@ def test_an_ordinary_call_reports_nothing_left_and_plan_mode_stops_nothing(tmp_p
     assert stopped == [] and "stopped" not in screen.getvalue()
 
 
+def start_a_loop_in_yolo(workspace: Path, out: Path, script: Path, token: str) -> Terminal:
+    """The real REPL in yolo mode, scripted to start a loop writing to `out` on the first prompt."""
+    script.write_text(json.dumps({"turns": [
+        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": loop_writing(out, token)}}]},
+        {"text": "started it"}]}))
+    return Terminal.start(workspace, "--mode", "yolo", "--script", str(script))
+
+
 def test_shift_tab_into_plan_mode_says_on_screen_what_it_stopped(workspace, tmp_path, tokens):
     """The real REPL (about 2 s: it starts stepagent): the result's line, then Shift+Tab's."""
-    out = tmp_path / "out"
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": loop_writing(out, tokens())}}]},
-        {"text": "started it"}]}))
-    terminal = Terminal.start(workspace, "--mode", "yolo", "--script", str(script))
+    out, script = tmp_path / "out", tmp_path / "script.json"
+    terminal = start_a_loop_in_yolo(workspace, out, script, tokens())
     try:
         terminal.expect("›")
         terminal.sendline("start the loop")
@@ -269,12 +273,8 @@ def test_shift_tab_into_plan_mode_says_on_screen_what_it_stopped(workspace, tmp_
 
 def test_exit_says_what_is_left_running_and_a_restart_in_plan_mode_stops_it(workspace, tmp_path, tokens):
     """The real REPL, twice (about 4 s): /exit names the loop, `--continue --mode plan` stops it."""
-    out = tmp_path / "out"
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": loop_writing(out, tokens())}}]},
-        {"text": "started it"}]}))
-    terminal = Terminal.start(workspace, "--mode", "yolo", "--script", str(script))
+    out, script = tmp_path / "out", tmp_path / "script.json"
+    terminal = start_a_loop_in_yolo(workspace, out, script, tokens())
     try:
         terminal.expect("›")
         terminal.sendline("start the loop")
