@@ -116,13 +116,33 @@ def test_no_read_from_a_fifo_outside(workspace, outside_fifo, layers, command):
 
 
 @pytest.mark.parametrize("layers", [FULL])
-def test_a_home_folder_that_is_tmp_brings_no_fifo_back(workspace, layers, monkeypatch):
+@pytest.mark.parametrize("home", ["/tmp", "/tmp/", "//tmp/./", "link"])
+def test_a_home_folder_that_is_tmp_brings_no_fifo_back(workspace, layers, monkeypatch, home):
+    """HOME=/tmp is common in CI and containers; however it is spelled, /tmp stays covered."""
     fifo = Path(tempfile.mkdtemp(prefix="stepagent-test-fifo-", dir="/tmp")) / "outside.fifo"
     os.mkfifo(fifo)
-    monkeypatch.setenv("HOME", "/tmp")
+    if home == "link":
+        home = str(workspace.parent / "home")
+        os.symlink("/tmp", home)
+    monkeypatch.setenv("HOME", home)
     writer = Writer(fifo)
     try:
         result, _ = sandboxed(workspace, layers, f"cat {fifo}")
+        assert writer.secret not in result and writer.still_waiting(), result
+    finally:
+        writer.stop()
+        shutil.rmtree(fifo.parent)
+
+
+@pytest.mark.parametrize("layers", [FULL])
+@pytest.mark.xfail(strict=True, reason="a workspace that is /tmp itself comes back whole, FIFOs too")
+def test_a_workspace_that_is_tmp_itself_brings_its_fifos_back(layers):
+    """The known hole private_folders.py names: bubblewrap cannot show a folder and hide its FIFOs."""
+    fifo = Path(tempfile.mkdtemp(prefix="stepagent-test-fifo-", dir="/tmp")) / "outside.fifo"
+    os.mkfifo(fifo)
+    writer = Writer(fifo)
+    try:
+        result, _ = sandboxed(Path("/tmp"), layers, f"timeout 10 cat {fifo}")
         assert writer.secret not in result and writer.still_waiting(), result
     finally:
         writer.stop()

@@ -113,18 +113,20 @@ def test_a_cloned_ignore_link_to_an_outside_fifo_wakes_no_writer(clone, tmp_path
 
 @pytest.mark.parametrize("layers", layer_configurations())
 @pytest.mark.parametrize("name,args", [("Grep", {"pattern": "hello"}), ("Glob", {"pattern": "*"})])
+@pytest.mark.parametrize("link", [".ignore", ".gitignore"])
 def test_a_search_of_the_folder_above_does_not_open_the_fifo_a_cloned_link_leads_to(clone, tmp_path,
-                                                                                   layers, name, args):
+                                                                                   layers, name, args,
+                                                                                   link):
     """Searched from above, the view holds both the clone's link and the FIFO beside the clone."""
     fifo = tmp_path / "outside.fifo"
-    workspace = clone({".ignore": "../outside.fifo"})
+    workspace = clone({link: "../outside.fifo"})
     woken = blocked_writer(fifo)
     try:
         text, failed = search(workspace, layers, name, path=str(tmp_path), **args)
         assert not woken.is_set(), "ripgrep opened the FIFO"
     finally:
         release(fifo)
-    assert failed and ".ignore" in text
+    assert failed and link in text
 
 
 @pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")

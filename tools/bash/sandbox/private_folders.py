@@ -28,7 +28,12 @@ top of a covered /run are made again (NixOS keeps its programs behind
 /run/current-system): a link leads only where the call could go anyway.
 
 What stays open: a FIFO anywhere else (the home folder, /var/lib …), in the
-workspace, or in the top-level folder of /tmp that holds the workspace. The
+workspace, or in the top-level folder of /tmp that holds the workspace. A
+workspace that IS /tmp, /var/tmp or /run brings the whole folder back, its
+FIFOs with it: bubblewrap cannot show a folder and hide what is in it, and
+refusing would leave such a workspace without Bash (the doctor says so). A home
+folder that is a covered folder (HOME=/tmp, /tmp/, a link to /tmp) stays
+covered: `realpath` makes each of those the covered folder itself. The
 Read tool (host-side, it refuses FIFOs) still reads files in the covered
 folders.
 """

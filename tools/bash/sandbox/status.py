@@ -87,7 +87,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
         LayerRow("classifier", True, "default deny: only commands known to be read-only run"),
         LayerRow("bubblewrap", bool(layers.bwrap),
                  "read-only /, own PID, network, IPC and user namespaces, private /tmp, /var/tmp "
-                 "and /run (a FIFO elsewhere, as in the home folder, can still be read), a bounded "
+                 "and /run (a FIFO elsewhere, as in the home folder or in a workspace that is /tmp or "
+                 "/run itself, can still be read), a bounded "
                  "private TMPDIR, dies with stepagent" if layers.bwrap else
                  "bwrap missing or not allowed to run",
                  "" if layers.bwrap else
