@@ -32,7 +32,9 @@ from tools.ripgrep import ripgrep
 
 KNOWN_OPEN = pytest.param(*LANDLOCK.values, id="landlock", marks=[
     *LANDLOCK.marks,
-    pytest.mark.xfail(strict=True, reason="without bubblewrap nothing hides a FIFO")])
+    # Not strict: on a busy machine the call can open the FIFO before the writer waits in
+    # open(), and then nothing is taken, so the known hole does not always show.
+    pytest.mark.xfail(strict=False, reason="without bubblewrap nothing hides a FIFO")])
 
 
 def folder_param(folder: str) -> pytest.param:
