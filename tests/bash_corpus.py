@@ -115,6 +115,7 @@ FAMILIES: dict[str, list[str]] = {
         "sed -n ':a w made.txt' f.txt", "sed -n 'b end w made.txt\n:end' f.txt",
         "sed -n 't x w made.txt\n:x' f.txt",
         "awk 'BEGIN { # \"\n system(\"touch made.txt\") # \"\n}'",
+        "awk '/[/\"]/ { } END { print 1 | \"cat > made.txt\" } # \"' f.txt",
         "awk 'BEGIN { x = /\"/; print 1 > \"made.txt\" } /\"/' f.txt",
         "awk 'BEGIN { print 1,\n2 > \"made.txt\" }'",
         "awk 'BEGIN { print 1 \\\n > \"made.txt\" }'",

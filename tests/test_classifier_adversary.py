@@ -62,6 +62,9 @@ def test_characters_the_parser_and_bash_read_differently_are_refused(command):
     "git cat-file --filt HEAD:f", "git grep -e -- -O'touch x'", "file -m -- -C",
     "git range-diff --src-prefix -- --output=x A..B C..D", "tree -P -- -o x",
     "awk 'BEGIN { # \"\n system(\"touch x\") # \"\n}'", "gawk 'BEGIN { x++ / system(\"touch x\") / 1 }'",
+    "awk '/[/\"]/ { } END { print 1 | \"touch x\" } # \"' f",
+    "awk '/[[:alpha:]/\"]/ { } END { print 1 | \"touch x\" } # \"' f",
+    "awk '/[]/\"]/ { } END { print 1 | \"touch x\" } # \"' f", "awk '{ s = \"sys\" \"tem\"; system }' f",
     "xxd -r -ps in.hex out", "xxd -r in", "xxd f out", "hostname -Fhn", "hostname --file=f",
     "hostname -b", "hostname new", "sort -T /etc f",
 ])
@@ -77,7 +80,8 @@ def test_each_class_of_the_issue_is_refused(command):
     "git config --get user.name", "git config user.name", "git remote -v", "test -f f",
     "cat <<EOF\nhello\nEOF", "cd src && ls", "awk '{ print $1 } # a comment' f",
     "awk '/a\"b/ { n++ } END { print n }' f", "xxd -ps f", "xxd -c8 -s -10 f", "hostname -f",
-    "hostname", "git log -- f.txt", "git grep -e hello",
+    "hostname", "git log -- f.txt", "awk '/^[[:space:]]*$/ { n++ } END { print n }' f",
+    "awk '$2 ~ /^[^0-9]+$/' f", "git grep -e hello",
 ])
 def test_read_only_commands_still_pass(command):
     assert classify(command).read_only, classify(command)

@@ -8,7 +8,10 @@ write), and gawk's indirect calls (`@f()`, where f could hold "system").
 regex literals and its `#` comments are blanked (a `"` inside `/…/` or inside a
 comment is not a string) and its line continuations joined, and a print
 statement is followed across newlines. A `/` after `x++` or `x--` divides, as
-gawk reads it, so what follows it is scanned, not blanked as a regex.
+gawk reads it, so what follows it is scanned, not blanked as a regex. Inside a
+regex's brackets `/` does not end it (`/[/"]/`), and awks differ on where a
+bracket closes, so a regex whose closing `/` may sit inside brackets is refused;
+the word `system` anywhere in the program is refused too, whatever it is in.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ def judge_awk(args: list[str]) -> Judgement:
         i += 1
     if i >= len(args):
         return unsafe("awk without a program reads one it cannot judge", "awk")
+    if "system" in args[i]:
+        return unsafe("system() runs a shell command (the word is refused wherever it stands)",
+                      "system", ALTERNATIVE)
     program = _blank_literals(args[i].replace("\\\n", " "))
     if program is None:
         return unsafe("an awk program whose strings or regexes do not close", args[i][:40])
@@ -70,7 +76,7 @@ def _blank_literals(program: str) -> str | None:
             end = i + 1
             while end < n and program[end] != char:
                 end += 2 if program[end] == "\\" else 1
-            if end >= n:
+            if end >= n or (char == "/" and _may_be_in_brackets(program[i + 1:end])):
                 return None
             out.append(char * 2)
             previous = "0"
@@ -86,3 +92,18 @@ def _after_increment(out: list[str]) -> bool:
     """Whether the program so far ends in `++` or `--` (then a `/` is a division)."""
     before = "".join(out).rstrip()
     return before.endswith("++") or before.endswith("--")
+
+
+def _may_be_in_brackets(regex: str) -> bool:
+    """Whether a `/` after this regex text could still be inside a bracket expression:
+    more `[` than `]` (a `[:class:]` counts both), or a `]` that stands first in one."""
+    depth = 0
+    for index, char in enumerate(regex):
+        if char == "[":
+            depth += 1
+            rest = regex[index + 1:]
+            if rest.startswith("]") or rest.startswith("^]"):
+                return True
+        elif char == "]":
+            depth -= 1
+    return depth != 0
