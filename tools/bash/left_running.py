@@ -27,7 +27,10 @@ calls as root. The marker needs no privilege, and finding it reads /proc once
 What it cannot see: a process that drops the variable (`env -i setsid …`,
 programs that clean their environment) or rewrites its own environment
 block; a process whose environ cannot be read (another user's, or a setuid
-program's, unless stepagent runs as root); a process in another PID namespace.
+program's, unless stepagent runs as root); a process in another PID namespace;
+and one that a daemon already running starts on a call's request (`tmux
+new -d` with a tmux server up, `systemd-run --user`, `at`): the daemon's
+children carry the daemon's environment, not the call's.
 """
 
 from __future__ import annotations
