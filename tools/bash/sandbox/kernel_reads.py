@@ -26,15 +26,14 @@ change); where Landlock is missing this layer is absent.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 
 from tools.bash.sandbox.landlock import Ruleset, reading_ruleset
+from tools.bash.sandbox.mount_table import mount_points
 
 DEVICES = ("null", "zero", "full", "random", "urandom", "shm", "mqueue", "hugepages")
 LEFT_OUT = ("/dev", "/sys/kernel/tracing", "/sys/kernel/debug")
 DEVICE_FILE_SYSTEMS = frozenset({"tracefs", "debugfs", "devtmpfs", "devpts"})
-MOUNTS = "/proc/self/mountinfo"
 
 
 def kernel_reads_ruleset() -> Ruleset:
@@ -71,22 +70,5 @@ def _parents(path: str) -> Iterator[str]:
 
 def _device_mounts() -> set[str]:
     """Where device, trace and debug file systems are mounted (outside /proc, which stays open)."""
-    try:
-        with open(MOUNTS, encoding="utf-8", errors="replace") as mounts:
-            lines = mounts.read().splitlines()
-    except OSError:
-        return set()
-    found = set()
-    for line in lines:
-        fields, _, rest = line.partition(" - ")
-        parts = fields.split()
-        if len(parts) > 4 and rest.split(" ", 1)[0] in DEVICE_FILE_SYSTEMS:
-            point = os.path.normpath(_unescaped(parts[4]))
-            if point != "/" and not (point + "/").startswith("/proc/"):
-                found.add(point)
-    return found
-
-
-def _unescaped(field: str) -> str:
-    """A mountinfo field with its octal escapes (`\\040` for a space) undone."""
-    return re.sub(r"\\([0-7]{3})", lambda escape: chr(int(escape.group(1), 8)), field)
+    return {point for point in mount_points(DEVICE_FILE_SYSTEMS)
+            if point != "/" and not (point + "/").startswith("/proc/")}

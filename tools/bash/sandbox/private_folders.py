@@ -43,6 +43,8 @@ from __future__ import annotations
 import os
 import sys
 
+from tools.bash.sandbox.mount_table import mount_points
+
 COVERED_FOLDERS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock")
 LINKS_KEPT_IN = "/run"
 KERNEL_PIPE_FILESYSTEMS = frozenset({"tracefs", "debugfs"})
@@ -91,16 +93,7 @@ def covered_folders() -> list[str]:
 
 def kernel_pipe_mounts() -> list[str]:
     """Where tracefs or debugfs is mounted (outermost only), from this process's mount table."""
-    mounts: list[str] = []
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as table:
-            for line in table:
-                fields, _, tail = line.partition(" - ")
-                if tail.split(" ", 1)[0] in KERNEL_PIPE_FILESYSTEMS:
-                    mounts.append(_unescape(fields.split(" ")[4]))
-    except OSError:
-        return []
-    return _outermost(mounts)
+    return _outermost(mount_points(KERNEL_PIPE_FILESYSTEMS))
 
 
 def _links_in(folder: str) -> list[str]:
@@ -129,13 +122,6 @@ def _outermost(paths: list[str]) -> list[str]:
     """Each path once, none beneath another."""
     return [path for index, path in enumerate(paths) if path not in paths[:index]
             and not any(_beneath(path, other) and path != other for other in paths)]
-
-
-def _unescape(path: str) -> str:
-    """mountinfo writes space, tab, newline and backslash as octal escapes."""
-    for code in ("040", "011", "012", "134"):
-        path = path.replace("\\" + code, chr(int(code, 8)))
-    return path
 
 
 def _beneath(path: str, folder: str) -> bool:
