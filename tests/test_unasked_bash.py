@@ -66,6 +66,14 @@ def kernel_log_is_readable_here() -> bool:
     return os.path.isfile("/proc/kmsg") and bool(effective_capabilities(status) >> CAP_SYSLOG & 1)
 
 
+def assert_refused_at_once(session: Session, error: str) -> None:
+    """The unasked command ran without a question and failed with `error`, without waiting."""
+    result = session.tool_results()[0]
+    assert not session.questions
+    assert "timed out" not in result
+    assert error in result and "[exit code 1]" in result
+
+
 @needs_root
 def test_a_link_to_the_kernel_log_is_refused_to_roots_unasked_read(tmp_path):
     """`cat k` looks harmless; with k -> /proc/kmsg, root would block and take the kernel's log."""
@@ -73,10 +81,7 @@ def test_a_link_to_the_kernel_log_is_refused_to_roots_unasked_read(tmp_path):
         pytest.skip("/proc/kmsg is not open to this process anyway")
     (tmp_path / "k").symlink_to("/proc/kmsg")
     session = run_in(tmp_path, "build", "cat k")
-    result = session.tool_results()[0]
-    assert not session.questions
-    assert "timed out" not in result
-    assert "Operation not permitted" in result and "[exit code 1]" in result
+    assert_refused_at_once(session, "Operation not permitted")
 
 
 @needs_landlock
@@ -89,10 +94,7 @@ def test_a_link_to_the_users_terminal_is_not_read_by_an_unasked_command(tmp_path
     finally:
         os.close(controller)
         os.close(terminal)
-    result = session.tool_results()[0]
-    assert not session.questions
-    assert "timed out" not in result
-    assert "Permission denied" in result and "[exit code 1]" in result
+    assert_refused_at_once(session, "Permission denied")
 
 
 @needs_landlock

@@ -25,6 +25,7 @@ stops it when it begins (stop_left_running.py).
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,7 +34,7 @@ from tools.base import Tool, ToolResult, object_schema
 from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
-from tools.bash.sandbox.launch import plan_mode_launch, remove_left_behind_scratch
+from tools.bash.sandbox.launch import Launch, plan_mode_launch, remove_left_behind_scratch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import runs_unasked, unasked_launch
@@ -71,13 +72,11 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         read_only = classify(command).read_only
         if state.plan_mode or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
-        if runs_unasked(state.plan_mode, state.permission_mode, read_only):
-            with unasked_launch() as bounded:
-                outcome = run_process([*bounded.prefix, "bash", "-c", command], str(workspace),
-                                      env, timeout, bounded.in_child)
-            return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if not state.plan_mode:
-            outcome = run_process(["bash", "-c", command], str(workspace), env, timeout)
+            unasked = runs_unasked(state.plan_mode, state.permission_mode, read_only)
+            with unasked_launch() if unasked else nullcontext(Launch()) as launch:
+                outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
+                                      env, timeout, launch.in_child)
             return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if first_plan_call:
             first_plan_call.clear()
