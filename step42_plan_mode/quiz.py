@@ -4,7 +4,8 @@
     ./bin/quiz bash [-n 10] [--seed N]  is this command read-only? (quiz_bash.py)
 
 The Bash quiz is marked by the classifier itself, never by a list written beside
-it, so it cannot teach something the code does not do.
+it, so it cannot teach something the code does not do. Each run shuffles the
+choices, the right answers spread over the letters (quiz_question.dealt).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Callable
 
 from step42_plan_mode.quiz_bash import bash_questions
 from step42_plan_mode.quiz_plan import plan_questions
-from step42_plan_mode.quiz_question import Question
+from step42_plan_mode.quiz_question import Question, dealt
 
 MAX_WIDTH = 100
 QUIZZES: dict[str, Callable[[], list[Question]]] = {"plan": plan_questions, "bash": bash_questions}
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="repeat a quiz with the same seed")
     args = parser.parse_args(argv)
     pool = QUIZZES[args.topic]()
-    run_quiz(random.Random(args.seed).sample(pool, min(args.n, len(pool))))
+    run_quiz(dealt(pool, args.n, random.Random(args.seed)))
     return 0
 
 

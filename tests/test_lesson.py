@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from step42_plan_mode.quiz import run_quiz
 from step42_plan_mode.quiz_bash import bash_questions
 from step42_plan_mode.quiz_plan import plan_questions
+from step42_plan_mode.quiz_question import dealt
 from tools.bash.classifier.classify import classify
 from tools.judgement import Judgement
 
@@ -72,6 +74,26 @@ def test_both_quizzes_run_from_the_command_line():
     for topic in ("plan", "bash"):
         done = quiz(topic, "-n", "2", "--seed", "3", answers="a\nb\n")
         assert done.returncode == 0 and "Score: " in done.stdout and "/2" in done.stdout
+
+
+def test_answering_the_same_letter_every_time_scores_at_most_a_third():
+    for seed in range(3):
+        for letter in "abcd":
+            done = quiz("plan", "-n", "9", "--seed", str(seed), answers=f"{letter}\n" * 9)
+            assert done.returncode == 0, done.stderr
+            assert int(done.stdout.split("Score: ")[1].split("/")[0]) <= 3, (seed, letter)
+
+
+def test_each_run_shuffles_the_choices_and_keeps_the_right_answer():
+    pool = plan_questions()
+    runs = [dealt(pool, len(pool), random.Random(seed)) for seed in range(4)]
+    orders = {tuple(q.choices for q in sorted(run, key=lambda q: q.prompt)) for run in runs}
+    assert len(orders) > 1
+    right = {q.prompt: q.choices[q.answer] for q in pool}
+    for run in runs:
+        assert {q.prompt: q.choices[q.answer] for q in run} == right
+        assert all(sorted(q.choices) == sorted(p.choices) for q in run for p in pool
+                   if p.prompt == q.prompt)
 
 
 def test_offline_lesson_runs_headless_without_a_key_and_changes_nothing(workspace):
