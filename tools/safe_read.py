@@ -56,11 +56,12 @@ def read_capped(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace"
     reading gives them (\\r\\n and a lone \\r become \\n). Raises OSError
     (NotARegularFile for what it refuses to open) and never blocks.
     """
-    data, cut = _read_bytes(path, limit)
+    data, cut = read_bytes_capped(path, limit)
     return data.decode("utf-8", errors=errors).replace("\r\n", "\n").replace("\r", "\n"), cut
 
 
-def _read_bytes(path: Path, limit: int) -> tuple[bytes, bool]:
+def read_bytes_capped(path: Path, limit: int = MAX_READ_BYTES) -> tuple[bytes, bool]:
+    """The bytes of a regular file, at most `limit` of them, and whether it was cut (as read_capped)."""
     _refuse_unless_regular(os.stat(path).st_mode)
     _refuse_pseudo_filesystem(_filesystem_type(str(path)))
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -97,6 +98,14 @@ def _refuse_unless_regular(mode: int) -> None:
     kind = stat.S_IFMT(mode)
     if kind != stat.S_IFREG:
         raise NotARegularFile(0, f"it is {KINDS.get(kind, 'not a regular file')}, not a file")
+
+
+def pseudo_filesystem(path: Path) -> str:
+    """The name of the kernel pseudo-filesystem `path` lies on, '' when none (or it cannot be told)."""
+    try:
+        return PSEUDO_FILESYSTEMS.get(_filesystem_type(str(path)), "")
+    except OSError:
+        return ""
 
 
 def _refuse_pseudo_filesystem(kind: int | None) -> None:

@@ -8,10 +8,11 @@ after `--`, so `--pre=PROG` as a pattern or a file named `-x` stays text, and
 
 In every mode ripgrep runs bounded in memory, time and output (tools/ripgrep.py),
 and where bubblewrap runs, in a read-only view holding only the searched tree
-(tools/ignore_files.py says why: a cloned repository's ignore files can be links
-to a FIFO, /proc/kmsg or /dev/zero). Being read-only, the view also leaves access
+(tools/ignore_files.py says why: a cloned repository's ignore files, and the
+`.git` files ripgrep follows to git's info/exclude, can lead to a FIFO,
+/proc/kmsg or /dev/zero). Being read-only, the view also leaves access
 times alone, as plan mode promises. Without bubblewrap those times may change
-(the doctor's table says so), and a search whose ignore files lead to anything
+(the doctor's table says so), and a search whose ignore files (or `.git` files) lead to anything
 but a regular file is refused; so is one, even in the view, of a tree outside
 the workspace (a parent folder holds the clone's links and what they point at). The kernel's folders (/, /proc, /sys, /dev) are
 never searched: their files act when read.
