@@ -114,22 +114,6 @@ def test_doctor_prints_a_row_per_layer(capsys, monkeypatch):
     assert "no" in shown and "repository-configured" in " ".join(shown.split())
 
 
-def test_what_a_dead_stepagent_left_behind_is_removed(tmp_path, monkeypatch):
-    import tempfile
-
-    from tools.bash.sandbox.launch import SCRATCH_PREFIX, remove_left_behind_scratch
-
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    left = tmp_path / f"{SCRATCH_PREFIX}{dead.pid}-abc"
-    mine = tmp_path / f"{SCRATCH_PREFIX}{os.getpid()}-abc"
-    for folder in (left, mine):
-        (folder / "sub").mkdir(parents=True)
-    remove_left_behind_scratch()
-    assert not left.exists() and mine.exists()
-
-
 def test_bubblewrap_without_landlock_is_named_and_narrows_git(repository):
     for layers in (replace(FULL, landlock_abi=0), replace(FULL, perl=None)):
         row = {row.layer: row for row in layer_rows(layers)}["Landlock"]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -32,22 +31,8 @@ from tools.bash.sandbox.capabilities import drop_all_prefix
 from tools.bash.sandbox.limits import call_limits
 from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.kernel_reads import kernel_reads_ruleset
+from tools.bash.sandbox.scratch import make_private_folder, remove_left_behind_scratch  # noqa: F401 (tool.py imports it here)
 from tools.bash.sandbox.status import Layers
-
-
-SCRATCH_PREFIX = "stepagent-bash-"
-
-
-def remove_left_behind_scratch() -> None:
-    """Remove the temp folders of stepagent processes that died mid-call.
-
-    Their names carry the pid that made them.
-    """
-    root = Path(tempfile.gettempdir())
-    for folder in root.glob(f"{SCRATCH_PREFIX}*"):
-        pid = folder.name[len(SCRATCH_PREFIX):].split("-")[0]
-        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass
@@ -74,7 +59,7 @@ def plan_mode_launch(workspace: Path, layers: Layers,
         if cgroup:
             cleanup.callback(cgroup.kill_members)
         program = seccomp.this_machines_program() if layers.seccomp else None
-        private = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        private = make_private_folder()
         cleanup.callback(shutil.rmtree, private, ignore_errors=True)
         scratch = os.path.join(private, "tmp")
         os.mkdir(scratch)
