@@ -113,17 +113,20 @@ class FakeChatServer:
     spans: list[tuple[float, float, dict[str, Any]]] = field(default_factory=list)
 
     def reply(self, text: list[str] | None = None, calls: list[tuple[str, Any]] | None = None,
-              reasoning: list[str] | None = None, pace: float = 0.0) -> None:
+              reasoning: list[str] | None = None, pace: float = 0.0,
+              after: threading.Event | None = None) -> None:
         """Queue one streamed reply: text pieces, tool calls (name, arguments), reasoning pieces;
-        its events `pace` seconds apart, as a real model streams."""
+        its events `pace` seconds apart, as a real model streams; sent once `after` is set."""
         self.responses.append({"reply": {"text": text or [], "calls": calls or [],
-                                         "reasoning": reasoning or []}, "pace": pace})
+                                         "reasoning": reasoning or []}, "pace": pace,
+                               "after": after})
 
     def reply_text(self, *pieces: str, pace: float = 0.0) -> None:
         self.reply(text=list(pieces), pace=pace)
 
-    def reply_tool_calls(self, *calls: tuple[str, Any], text: str = "") -> None:
-        self.reply(text=[text] if text else [], calls=list(calls))
+    def reply_tool_calls(self, *calls: tuple[str, Any], text: str = "",
+                         after: threading.Event | None = None) -> None:
+        self.reply(text=[text] if text else [], calls=list(calls), after=after)
 
     def reply_events(self, *events: str, cut: bool = False) -> None:
         """Queue raw SSE lines; `cut` drops the connection before the promised body ends."""
@@ -184,6 +187,8 @@ class FakeChatServer:
                     self._send_json(400, {"error": {"message": problem, "type": "invalid_request_error"}})
                     return
                 response = server.responses.pop(0) if server.responses else {"status": 500, "body": {}}
+                if response.get("after"):
+                    response["after"].wait(30)
                 if "status" in response:
                     self._send_json(response["status"], response["body"], response["headers"])
                     return

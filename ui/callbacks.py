@@ -21,6 +21,7 @@ from tools.plan_mode import PlanReview
 from ui.ask import headless_ask, interactive_ask
 from ui.console import ConsoleView
 from ui.safe_text import safe
+from ui.type_ahead import asking_fresh
 
 YES, ALWAYS, NO = {"y", "yes"}, {"a", "always"}, {"", "n", "no"}
 
@@ -113,9 +114,9 @@ def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
     if headless:
         return UICallbacks(headless_present(view, approve_plans), headless_approve(view),
                            headless_ask(view), None)
-    from prompt_toolkit import prompt as ask
+    from prompt_toolkit import prompt
 
-    status_ask = asking_with_status(view)
+    ask, status_ask = asking_fresh(view, prompt), asking_fresh(view, asking_with_status(view))
     return UICallbacks(interactive_present(view, status_ask, lambda: state.permission_mode.value),
                        interactive_approve(view, status_ask), interactive_ask(view, ask),
                        interactive_confirm(ask))
