@@ -41,10 +41,10 @@ def test_plan_denied_write_approve_then_write_lands(repl, workspace):
     repl.expect("mode → plan")
     repl.expect(sandbox_notice())
     repl.expect("denied by plan-mode-guard")
-    repl.expect("approve")
+    repl.expect("Approve this plan")
     assert not (workspace / "made.txt").exists()
     repl.sendline("y")
-    repl.expect("Allow it in build mode")
+    repl.expect(r"Allow\? \[")
     repl.sendline("y")
     repl.expect("all done")
     repl.expect("›")
@@ -54,7 +54,7 @@ def test_plan_denied_write_approve_then_write_lands(repl, workspace):
 
 def test_feedback_keeps_planning(repl, workspace):
     repl.sendline("/plan make a file")
-    repl.expect("approve")
+    repl.expect("Approve this plan")
     repl.sendline("please also add tests")
     repl.expect("writing")
     repl.expect("denied by plan-mode-guard")
@@ -65,7 +65,7 @@ def test_feedback_keeps_planning(repl, workspace):
 
 def test_reject_ends_the_turn_and_the_user_speaks_next(repl, workspace):
     repl.sendline("/plan make a file")
-    repl.expect("approve")
+    repl.expect("Approve this plan")
     repl.sendline("n")
     repl.expect("Plan rejected")
     repl.expect("›")
@@ -97,7 +97,7 @@ def test_ctrl_c_cancels_a_running_command_and_the_repl_goes_on(workspace, tmp_pa
     try:
         terminal.expect("›")
         terminal.sendline("wait please")
-        terminal.expect("Allow it in build mode")
+        terminal.expect(r"Allow\? \[")
         terminal.sendline("y")
         terminal.expect("allowed by you")
         terminal.child.sendintr()
