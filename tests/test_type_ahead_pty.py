@@ -1,4 +1,4 @@
-"""Type-ahead never answers a question: keys typed while the model or a call worked are dropped.
+"""Type-ahead never answers a question (failure mode 13): keys typed while the model or a call worked are dropped.
 
 A person types "y⏎" while the turn runs (here: while the model's reply is held
 back), then the question is drawn. Each kind of question must still wait, say
