@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -35,6 +36,7 @@ from models.endpoint import detect_family
 from models.quirks import Adaptations
 from models.refusals import error_text, read_refusal, server_message
 from models.stream import StreamAssembler, StreamBroken, assemble
+from models.wire import WireEncoder
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = (408, 409, 429)
@@ -65,6 +67,7 @@ class OpenAIChatModel:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     adaptations: Adaptations | None = None
     _client: Any = field(default=None, repr=False)
+    _wire: WireEncoder = field(default_factory=WireEncoder, repr=False, compare=False)
     _making_client: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -122,8 +125,8 @@ class OpenAIChatModel:
             return retry_after
         return min(self.retry_delay * 2 ** (attempt - 1), 30.0)
 
-    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        body: dict[str, Any] = {"messages": messages, "stream_options": {"include_usage": True}}
+    def _body(self, tools: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {"stream_options": {"include_usage": True}}
         if tools:
             body["tools"] = tools
         if self.max_output_tokens:
@@ -137,9 +140,9 @@ class OpenAIChatModel:
 
         assert self.adaptations is not None
         while True:
-            body = self.adaptations.shape(self._body(messages, tools))
+            body = self.adaptations.shape(self._body(tools))
             try:
-                return self._stream(body, on_text)
+                return self._stream(messages, body, on_text)
             except openai.APIStatusError as exc:
                 refusal = read_refusal(exc.status_code, error_text(exc.body, exc.message),
                                        self.adaptations.optional_in(body))
@@ -150,17 +153,17 @@ class OpenAIChatModel:
                                                exc.response.headers) from None
                 self.on_notice(Notice("adapted", f"{self.adaptations.family.label}: {change}"))
 
-    def _stream(self, body: dict[str, Any], on_text: Callable[[str], None]) -> Reply:
+    def _stream(self, messages: list[dict[str, Any]], body: dict[str, Any],
+                on_text: Callable[[str], None]) -> Reply:
         import httpx2
         import openai
 
-        messages = body.pop("messages")
         assembler = StreamAssembler(on_text, self.on_reasoning)
         try:
-            with self.client().chat.completions.with_streaming_response.create(
-                    model=self.name, messages=messages, stream=True, extra_body=body) as response:
+            with closing(self._post(messages, body)) as response:
                 if "json" in response.headers.get("content-type", ""):
-                    return _whole_reply(response.text(), assembler)
+                    response.read()
+                    return _whole_reply(response.text, assembler)
                 try:
                     return assemble(response.iter_lines(), assembler)
                 except httpx2.RequestError:
@@ -187,6 +190,22 @@ class OpenAIChatModel:
                              f"{self.endpoint} dropped the connection in the middle of its "
                              f"replies, {self.max_retries + 1} times; the server may be "
                              "overloaded or restarting.") from None
+
+    def _post(self, messages: list[dict[str, Any]], body: dict[str, Any]) -> Any:
+        """POST the request and return the open streaming HTTP response.
+
+        The body goes out as the JSON bytes models/wire.py makes, not through
+        `chat.completions.create`, whose check of every message against the SDK's
+        types grew with the history.
+        """
+        import httpx2
+
+        assert self.adaptations is not None
+        content = self._wire.encode({"model": self.name, **body, "stream": True}, messages,
+                                    self.adaptations.message, self.adaptations.sends_reasoning())
+        return self.client().post("/chat/completions", cast_to=httpx2.Response, content=content,
+                                  options={"headers": {"Content-Type": "application/json"}},
+                                  stream=True)
 
     def _status_failure(self, status: int, line: str, kind: str, limit: int | None,
                         headers: Any) -> Exception:

@@ -36,13 +36,12 @@ class Adaptations:
         return self.family.reasoning_back if self.reasoning_back is None else self.reasoning_back
 
     def shape(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The request body as this endpoint accepts it."""
-        shaped = {self.renamed.get(key, key): value for key, value in body.items()
-                  if self.renamed.get(key, key) not in self.dropped}
-        shaped["messages"] = [self._message(message) for message in body.get("messages", [])]
-        return shaped
+        """The request's parameters (all but the messages) as this endpoint accepts them."""
+        return {self.renamed.get(key, key): value for key, value in body.items()
+                if self.renamed.get(key, key) not in self.dropped}
 
-    def _message(self, message: dict[str, Any]) -> dict[str, Any]:
+    def message(self, message: dict[str, Any]) -> dict[str, Any]:
+        """One history message as this endpoint accepts it (`sends_reasoning` decides how)."""
         if message.get("role") != "assistant":
             return message
         if not self.sends_reasoning():

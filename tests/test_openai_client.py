@@ -90,3 +90,22 @@ def test_headless_reports_a_bad_key_and_exits_non_zero(server, workspace):
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stdout == "" and "OPENAI_API_KEY" in done.stderr
+
+
+def test_each_request_carries_the_history_as_it_is_now_however_it_changed(server):
+    """Messages are encoded once and reused (models/wire.py): growth and replacement both show."""
+    model = model_for(server)
+    history = [{"role": "user", "content": "first"}]
+    sent = []
+    for change in (lambda: None,
+                   lambda: history.extend([{"role": "assistant", "content": "ok"},
+                                           {"role": "user", "content": "second"}]),
+                   lambda: history.__setitem__(slice(None), [{"role": "user", "content": "summary"}]),
+                   lambda: history.append({"role": "user", "content": "third"})):
+        change()
+        server.reply_text("ok")
+        model.complete([{"role": "system", "content": f"prompt {len(sent)}"}, *history], [],
+                       lambda piece: None)
+        sent.append(server.requests[-1]["messages"])
+        assert sent[-1] == [{"role": "system", "content": f"prompt {len(sent) - 1}"}, *history]
+    assert [len(messages) for messages in sent] == [2, 4, 2, 3]
