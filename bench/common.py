@@ -2,7 +2,8 @@
 
 A figure on a shared machine means little alone, so the targets are ratios:
 `ratio` times two actions in turn, pair by pair in one run, and reports the
-median of the per-pair ratios with its spread. `Targets` collects each verdict
+median of the per-pair ratios with its spread (the middle half, as one pair
+that another helper's burst hit says little). `Targets` collects each verdict
 so that a bench exits non-zero when any target was missed (bench/run_all.py
 then does too). `conditions` says what the figures were measured under.
 """
@@ -39,7 +40,7 @@ def samples(action: Callable[[], object], runs: int,
 
 @dataclass(frozen=True)
 class Ratio:
-    """The median of per-pair ratios, its spread (lowest and highest), and the two medians."""
+    """The median of per-pair ratios, its spread (the middle half of them), and the two medians."""
 
     median: float
     low: float
@@ -56,7 +57,8 @@ def ratio(measured: Callable[[], object], reference: Callable[[], object], runs:
     """`measured` over `reference`, timed in turn `runs` times so that both see the same load."""
     pairs = [(samples(measured, 1, clock)[0], samples(reference, 1, clock)[0]) for _ in range(runs)]
     ratios = sorted(a / b for a, b in pairs)
-    return Ratio(statistics.median(ratios), ratios[0], ratios[-1],
+    low, _, high = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+    return Ratio(statistics.median(ratios), low, high,
                  statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs))
 
 

@@ -16,14 +16,14 @@ says the request no longer fits: it compacts from a transcript cut to fit.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import Compacted
 from models.base import ContextOverflow
 from session.reminders import todo_lines, wrap
+from session.token_estimate import TokenEstimate
 from state import AppState
 from tools.plan_file import saved_plan
 from tools.safe_read import read_capped
@@ -38,11 +38,6 @@ SUMMARY_REQUEST = ("Write a summary of this conversation that lets you continue 
 
 
 SUMMARY_HEADING = "Summary of the conversation so far:"
-
-
-def estimate_tokens(messages: list[dict[str, Any]]) -> int:
-    """About four characters per token: enough to decide when to compact."""
-    return len(json.dumps(messages)) // 4
 
 
 def continuity(state: AppState, workspace: Path) -> str:
@@ -104,9 +99,11 @@ class AutoCompact:
 
     window_tokens: int
     share: float
+    estimate: TokenEstimate = field(default_factory=TokenEstimate, repr=False)
 
     def __call__(self, agent: "Agent") -> None:
-        if len(agent.messages) > 2 and estimate_tokens(agent.messages) > self.window_tokens * self.share:
+        if (len(agent.messages) > 2
+                and self.estimate.tokens(agent.messages) > self.window_tokens * self.share):
             compact(agent)
 
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from agent.events import mode_label
 from agent.history import open_calls
 from agent.loop import Agent
-from session.compaction import SUMMARY_HEADING, compact, estimate_tokens
+from session.compaction import SUMMARY_HEADING, compact
 from session.journal import Journal, read_session
 from session.session_list import SessionInfo
 from session.store import SessionStore, StoreUnavailable
 from session.changes import SessionChanges
 from session.reminders import reminder_kind
+from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
 from state import SESSION_ID_PREFIX, PermissionMode, new_session_id
 
@@ -52,6 +53,7 @@ class Session:
     context_window: int = 128_000
     usage: UsageMeter = field(default_factory=UsageMeter)
     changes: SessionChanges = field(init=False)
+    estimate: TokenEstimate = field(default_factory=TokenEstimate, repr=False)
 
     def __post_init__(self) -> None:
         self.changes = SessionChanges(self.agent.workspace)
@@ -70,7 +72,7 @@ class Session:
 
     def context_tokens(self) -> int:
         """How much of the context window the conversation fills: as reported, else estimated."""
-        return self.usage.context_tokens or estimate_tokens(self.agent.messages)
+        return self.usage.context_tokens or self.estimate.tokens(self.agent.messages)
 
     def context_share(self) -> str:
         """`context 12%`: the short form, for the status line during a turn."""

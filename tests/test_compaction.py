@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
+from hypothesis import given, settings, strategies as st
+
 from session.compaction import MAX_PLAN_BYTES, AutoCompact
 from session.reminders import reminder_kind
+from session.token_estimate import TokenEstimate
 from tests.harness import Session, call, turn
 from tools.plan_file import save_plan
 
@@ -73,3 +78,21 @@ def test_no_compaction_below_the_share(workspace):
     session = Session(workspace, [turn("", call("Glob", pattern="*")), turn("done")])
     session.run("hi")
     assert not any(reminder_kind(m) == "summary" for m in session.agent.messages)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["append", "append", "append", "replace", "rewrite", "clear", "look"]),
+                max_size=40))
+def test_the_running_estimate_matches_the_whole_history_however_it_changes(changes):
+    """Appends are counted once; a replaced or cleared history (compaction, resume, /clear) afresh."""
+    estimate, history = TokenEstimate(), []
+    for number, change in enumerate(changes):
+        if change == "append":
+            history.append({"role": "user", "content": "é" * number})
+        elif change == "replace":
+            history[:] = [{"role": "user", "content": f"summary {number}"}, *history[len(history) // 2:]]
+        elif change == "rewrite":
+            history[1:] = [{"role": "user", "content": f"later {number}"} for _ in history[1:]]
+        elif change == "clear":
+            history.clear()
+        assert estimate.tokens(history) == len(json.dumps(history)) // 4

@@ -62,7 +62,8 @@ def toolbar(state: AppState, model_name: Callable[[], str],
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
         done = sum(todo.status == "completed" for todo in state.todos)
         todos = f"  ·  todos {done}/{len(state.todos)}" if state.todos else ""
-        used = f"  ·  {html_escape(context())}" if context() else ""
+        shown = context()
+        used = f"  ·  {html_escape(shown)}" if shown else ""
         return HTML(f"{mode}{todos}{used}  ·  Shift+Tab: mode  ·  /help  ·  "
                     f"model: {html_escape(safe(model_name()))}")
     return render
