@@ -6,12 +6,13 @@ this machine offers (full: bubblewrap + seccomp + Landlock + limits; without
 bubblewrap: Landlock + seccomp + limits), and in build mode, where `true` runs
 without a question and so within the limits (and, for root, without
 capabilities: sandbox/unasked.py), each minus the same approved by the user
-(yolo mode: no bound at all). The variants take turns, call by call, so a
-change in the machine's load falls on all of them alike; the load average is
-printed before and after, since the machine is shared and a busy one doubles
-every figure. Beside the wall time, the CPU time each call costs (stepagent's
-own and its children's), which a busy machine hardly changes. The target is for the full sandbox's added
-median wall time; a miss prints MISSED.
+(yolo mode: no bound at all), and `subprocess.run(['true'])`, the floor. The
+variants take turns, call by call, so a change in the machine's load falls on
+all of them alike; the load average is printed before and after, since the
+machine is shared and a busy one doubles every figure. Beside the wall time,
+the CPU time each call costs (stepagent's own and its children's), which a busy
+machine hardly changes. Targets, as ratios to the floor call by call: approved
+≤ 2.5×, the full sandbox ≤ 8×; a miss exits non-zero.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from __future__ import annotations
 import os
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
-from common import ROOT, verdict  # noqa: F401
+from common import Targets, conditions, paired
 
 from state import AppState
 from tests.bash_corpus import MUTATING, READ_ONLY
@@ -34,10 +38,13 @@ from tools.bash.tool import make_bash_tool
 from tools.base import Tool
 
 RUNS = 41
-TARGET_MS = 15
+PLAIN = "subprocess.run(['true'])"
+TARGETS = {"approved (yolo)": 2.5, "full sandbox": 8.0}
 
 
-def main() -> None:
+def main() -> int:
+    print(conditions())
+    targets = Targets()
     commands = MUTATING + READ_ONLY
     classify("ls")
     times = []
@@ -48,11 +55,13 @@ def main() -> None:
     print(f"classifier: median {statistics.median(times) * 1e6:.0f} µs per command, "
           f"max {max(times) * 1e6:.0f} µs ({len(commands)} commands)")
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-bash-") as workspace:
-        time_the_sandbox(Path(workspace))
+        time_the_sandbox(Path(workspace), targets)
+    return targets.exit_code()
 
 
-def time_the_sandbox(workspace: Path) -> None:
-    """Bash 'true' approved, unasked, and under each set of layers this machine has, in turns."""
+def time_the_sandbox(workspace: Path, targets: Targets) -> None:
+    """Bash 'true' approved, unasked, and under each set of layers this machine has, in turns
+    with `subprocess.run(['true'])`, the floor each is a ratio of."""
     detected = detect_layers()
     tools = {"approved (yolo)": _bash(workspace, None, "yolo"),
              "unasked (build)": _bash(workspace, None, "build")}
@@ -63,26 +72,25 @@ def time_the_sandbox(workspace: Path) -> None:
     if detected.landlock_abi:
         tools["without bubblewrap"] = _bash(workspace, replace(detected, bwrap=None))
     print(f"load average before: {_load()}")
-    times: dict[str, list[float]] = {name: [] for name in tools}
-    cpu: dict[str, list[float]] = {name: [] for name in tools}
+    calls: dict[str, Callable[[], object]] = {PLAIN: lambda: subprocess.run(["true"])}
+    calls.update({name: lambda bash=bash: bash.handler({"command": "true"}) for name, bash in tools.items()})
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    cpu: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(RUNS):
-        for name, bash in tools.items():
+        for name, call in calls.items():
             start, cpu_start = time.perf_counter(), _cpu_seconds()
-            bash.handler({"command": "true"})
+            call()
             times[name].append(time.perf_counter() - start)
             cpu[name].append(_cpu_seconds() - cpu_start)
     print(f"load average after:  {_load()}")
-    plain = statistics.median(times["approved (yolo)"]), min(times["approved (yolo)"])
-    print(f"Bash 'true' approved (yolo): {_shown(plain)}; "
-          f"CPU {statistics.median(cpu['approved (yolo)']) * 1000:.2f} ms per call (median)")
-    for name in list(tools)[1:]:
-        sandboxed = statistics.median(times[name]), min(times[name])
-        added = (sandboxed[0] - plain[0]) * 1000
-        line = (f"{name}: {_shown(sandboxed)}; added {added:.2f} ms (median), "
-                f"{(sandboxed[1] - plain[1]) * 1000:.2f} ms (fastest) per call")
-        line += f"; CPU {statistics.median(cpu[name]) * 1000:.2f} ms per call (median)"
-        if name == "full sandbox":
-            line += " " + verdict(added, TARGET_MS, f"{TARGET_MS} ms added, median")
+    print(f"{PLAIN}: {_shown(times[PLAIN])}; CPU {statistics.median(cpu[PLAIN]) * 1000:.2f} ms "
+          "per call (median)")
+    for name in tools:
+        against = paired(times[name], times[PLAIN])
+        line = (f"{name}: {_shown(times[name])}; CPU {statistics.median(cpu[name]) * 1000:.2f} ms "
+                f"per call (median); {against} the floor")
+        if name in TARGETS:
+            line += " " + targets.check(name, against.median, TARGETS[name], f"{TARGETS[name]}×")
         print(line)
 
 
@@ -105,9 +113,9 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg()) + f" on {os.cpu_count()} cores"
 
 
-def _shown(times: tuple[float, float]) -> str:
-    return f"median {times[0] * 1000:.2f} ms, fastest {times[1] * 1000:.2f} ms of {RUNS}"
+def _shown(times: list[float]) -> str:
+    return f"median {statistics.median(times) * 1000:.2f} ms, fastest {min(times) * 1000:.2f} ms of {RUNS}"
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

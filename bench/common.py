@@ -56,10 +56,15 @@ def ratio(measured: Callable[[], object], reference: Callable[[], object], runs:
           clock: Callable[[], float] = time.perf_counter) -> Ratio:
     """`measured` over `reference`, timed in turn `runs` times so that both see the same load."""
     pairs = [(samples(measured, 1, clock)[0], samples(reference, 1, clock)[0]) for _ in range(runs)]
-    ratios = sorted(a / b for a, b in pairs)
+    return paired([a for a, _ in pairs], [b for _, b in pairs])
+
+
+def paired(measured: list[float], reference: list[float]) -> Ratio:
+    """The ratio of timings taken in turn: `measured[i]` beside `reference[i]`."""
+    ratios = sorted(a / b for a, b in zip(measured, reference))
     low, _, high = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
-    return Ratio(statistics.median(ratios), low, high,
-                 statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs))
+    return Ratio(statistics.median(ratios), low, high, statistics.median(measured),
+                 statistics.median(reference))
 
 
 def spread(values: list[float], scale: float = 1000.0, unit: str = "ms") -> str:

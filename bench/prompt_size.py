@@ -6,9 +6,10 @@ Tokens are estimated at four characters per token. Target: ≤ 10,000 characters
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from common import ROOT, verdict  # noqa: F401
+from common import Targets
 
 from agent.prompt import PromptContext, build_system_prompt
 from state import AppState
@@ -19,7 +20,8 @@ from tools.toolset import build_tools
 TARGET = 10_000
 
 
-def main() -> None:
+def main() -> int:
+    targets = Targets()
     workspace = Path("/home/user/project")
     for plan_mode in (True, False):
         state = AppState()
@@ -31,8 +33,9 @@ def main() -> None:
         total = len(system) + len(schemas)
         print(f"fixed prompt ({'plan' if plan_mode else 'build'} mode): system {len(system)} + "
               f"tool schemas {len(schemas)} = {total} characters ≈ {total // 4} tokens "
-              f"{verdict(total, TARGET, f'{TARGET:,} characters')}")
+              f"{targets.check('prompt size', total, TARGET, f'{TARGET:,} characters')}")
+    return targets.exit_code()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -46,6 +46,7 @@ def spawn_to_prompt(env: dict[str, str], workspace: Path) -> tuple[pexpect.spawn
     start = time.perf_counter()
     child = pexpect.spawn(sys.executable, [str(ROOT / "index.py")], env=env, encoding="utf-8",
                           timeout=30, cwd=str(workspace), dimensions=(30, 100))
+    child.delaybeforesend = None  # pexpect's default 50 ms would delay the answer to the cursor query
     while child.expect(["›", "\x1b\\[6n"]) == 1:
         child.send("\x1b[1;1R")
     return child, time.perf_counter() - start

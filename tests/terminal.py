@@ -30,6 +30,7 @@ class Terminal:
         child = pexpect.spawn(command, argv, cwd=str(workspace),
                               env={**os.environ, "TERM": "xterm", **(env or {})}, encoding="utf-8",
                               timeout=30, dimensions=(40, columns))
+        child.delaybeforesend = None  # pexpect's default waits 50 ms before every key sent
         return cls(child)
 
     def expect(self, pattern) -> None:
