@@ -6,12 +6,13 @@
     python index.py --doctor | --version | --help
 
 The workspace is the current directory. This is the one file that knows every
-part. It builds the state and the model, injects the UI callbacks into the
-UI-free assembly (agent/assemble.py) — ExitPlanMode's `present`, the
+part: `product_layers` lists the layers the product attaches to the core
+(agent/assemble.py), each one function beside its feature. main builds the
+state and the model, injects the UI callbacks — ExitPlanMode's `present`, the
 permission `approve` and AskUserQuestion's `ask` (ui/callbacks.py) — and hands
 the agent to the REPL or to one headless turn. Which model runs is
-ui/model_choice.py's; the store and resume are ui/startup.py's. Nothing runs at
-import time.
+ui/model_choice.py's; the store, its journal and resume are ui/startup.py's.
+Nothing runs at import time.
 """
 
 from __future__ import annotations
@@ -19,15 +20,33 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from rich.console import Console
 
-from agent.assemble import assemble
+from agent.assemble import Layer, assemble
+from agent.subagents import subagent_layer
+from models.base import Model
+from session.compaction import compaction_layer
+from session.context_tool import session_context_layer
+from session.mentions import mentions_layer
 from session.recording import Recorder, load_recording, replay_answers
-from session.store import default_home
+from session.reminders import reminders_layer
+from session.store import SessionStore, default_home
 from state import MODE_CYCLE, AppState
+from tools.ask_user import Answers, Questionnaire, ask_user_layer
+from tools.bash.classifier.classify import classify
+from tools.bash.layer import bash_layer
 from tools.bash.sandbox.status import sandbox_status
+from tools.bash.stop_left_running import stop_left_running_layer
+from tools.judgement import Judgement
+from tools.list_models import list_models_layer
+from tools.memory import memory_layer
+from tools.safe_read import hardened_reads_layer
+from tools.search import search_layer
+from tools.todos import todo_layer
 from ui import startup
 from ui.callbacks import callbacks_for
 from ui.console import ConsoleView
@@ -50,6 +69,37 @@ EXIT_CODES = """exit codes:
   3    the session to resume is open in another stepagent process (-p never forks it)
   4    -p: a plan awaits approval, nothing was changed (--approve-plan approves it)
   130  interrupted (Ctrl-C)"""
+
+
+def product_layers(home: Path | None = None, store: SessionStore | None = None,
+                   ask: Callable[[Questionnaire], Answers] | None = None,
+                   ask_timeout: float | None = None, window: tuple[int, float] = (128_000, 0.8),
+                   classifier: Callable[[str], Judgement] = classify,
+                   model_named: Callable[[str], Model] | None = None) -> list[Layer]:
+    """The product: what attaches to the core, in order. Sub-agents get the tool layers only.
+
+    Without `home` there is no memory, without `store` no ReadSessionContext.
+    """
+    tool_layers: list[Layer] = [
+        hardened_reads_layer,                    # tools/safe_read.py: Read/Write/Edit read host files safely
+        partial(bash_layer, classifier=classifier),  # tools/bash/layer.py: judged once, sandboxed while planning
+        search_layer,                            # tools/search.py: Glob and Grep (ripgrep, in a read-only view)
+        todo_layer,                              # tools/todos.py: TodoWrite and TodoRead
+        list_models_layer,                       # tools/list_models.py: the endpoint's catalog
+    ]
+    if home is not None:
+        tool_layers.append(partial(memory_layer, home=home))          # tools/memory.py: tools + prompt section
+    if store is not None:
+        tool_layers.append(partial(session_context_layer, store=store))  # session/context_tool.py
+    return [
+        *tool_layers,
+        partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # tools/ask_user.py: AskUserQuestion
+        stop_left_running_layer,                 # tools/bash/stop_left_running.py: plan mode stops leftovers
+        partial(subagent_layer, child_layers=tool_layers, model_named=model_named),  # agent/subagents.py
+        partial(compaction_layer, window_tokens=window[0], share=window[1]),  # session/compaction.py
+        reminders_layer,                         # session/reminders.py: plan-mode and todo reminders
+        mentions_layer,                          # session/mentions.py: #sess_… points at ReadSessionContext
+    ]
 
 
 def argument_parser() -> argparse.ArgumentParser:
@@ -140,9 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.record:
         recorder = Recorder(args.record, state, workspace, f"Recorded with {model.name}")
         state.events.subscribe(recorder.on_event)
-    agent = assemble(workspace, state, model, present, approve, home=home, store=store, ask=ask,
-                     ask_timeout=args.ask_timeout,
-                     compact_after_tokens=(args.context_window, args.compact_at))
+    agent = assemble(workspace, state, model, present, approve,
+                     product_layers(home, store, ask, args.ask_timeout,
+                                    (args.context_window, args.compact_at)))
     startup.show_agent_on(view, agent)
     session = startup.open_session(agent, store, home, view, args.context_window)
     failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)

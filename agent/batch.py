@@ -1,9 +1,11 @@
 """Running several tool calls of one reply at the same time (the Agent tool's sub-agents).
 
-The executor decides every call in order on the main thread (validation, hooks,
-the user's answer); the handlers of a group of `concurrent` calls then run here,
-each on its own thread, at most `limit` at once. Results come back in call
-order, so the loop still adds exactly one result per call, in order.
+Part of the sub-agent layer: `side_by_side` is the runner it puts in the
+executor's `batch` seam. The executor decides every call in order on the main
+thread (validation, hooks, the user's answer); the handlers of a group of
+consecutive `concurrent` calls then run here, each on its own thread, at most
+MAX_PARALLEL at once. Results come back in call order, so the loop still adds
+exactly one result per call, in order.
 
 Two things stay with the main thread:
 - Talking to the user. A worker that must ask something (a sub-agent's
@@ -22,11 +24,15 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import groupby
 from typing import Any, Callable, Iterator
 
+from agent.executor import INTERRUPTED, Allowed, Executor, Guard, Results, in_order
+from models.base import ToolCall
 from tools.base import ToolResult, error
 
-INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
+MAX_PARALLEL = 3
 STOP_GRACE_SECONDS = 3.0  # for all workers together: a Ctrl-C must end the turn soon
 
 
@@ -123,6 +129,31 @@ class _Worker(threading.Thread):
             if self._running:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident),
                                                            ctypes.py_object(KeyboardInterrupt))
+
+
+def side_by_side(mailbox: "Mailbox") -> Callable[[Executor, list[ToolCall], Guard], Results]:
+    """A batch runner for the executor: consecutive calls of a `concurrent` tool run side by side."""
+    def run_batch(executor: Executor, calls: list[ToolCall], guard: Guard) -> Results:
+        def concurrent(call: ToolCall) -> bool:
+            tool = executor.tools.get(call.name)
+            return tool is not None and tool.concurrent
+
+        for together, group in groupby(calls, key=concurrent):
+            group = list(group)
+            if not together:
+                yield from in_order(executor, group, guard)
+                continue
+            decided = [guard(call, partial(executor.decide, call)) for call in group]
+            jobs = [partial(guard, d.call, partial(executor.invoke, d)) if isinstance(d, Allowed)
+                    else _already(d) for d in decided]
+            for index, result in enumerate(run_concurrently(jobs, mailbox, MAX_PARALLEL)):
+                yield group[index], result  # not zip: it would stop before a Ctrl-C re-raised
+    return run_batch
+
+
+def _already(result: ToolResult) -> Callable[[], ToolResult]:
+    """A job whose result is known: a refused call in a concurrent group."""
+    return lambda: result
 
 
 def run_concurrently(jobs: list[Callable[[], ToolResult]], mailbox: Mailbox,

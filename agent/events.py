@@ -10,7 +10,11 @@ from stepagent, so the state at the bottom can emit events too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Callable
+
+
+class Event:
+    """What every record on the stream is; a layer defines its own records beside its feature."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ def mode_label(plan_mode: bool, permission_mode: str) -> str:
 
 
 @dataclass(frozen=True)
-class ModeChanged:
+class ModeChanged(Event):
     """The plan flag or the permission mode changed, and who changed it."""
 
     plan_mode: bool
@@ -53,7 +57,7 @@ class ModeChanged:
 
 
 @dataclass(frozen=True)
-class TodosChanged:
+class TodosChanged(Event):
     """TodoWrite replaced the whole list."""
 
     old: tuple[Todo, ...]
@@ -61,14 +65,14 @@ class TodosChanged:
 
 
 @dataclass(frozen=True)
-class MessageAdded:
+class MessageAdded(Event):
     """A message joined the history (the journal stores it the moment it does)."""
 
     message: dict[str, Any]
 
 
 @dataclass(frozen=True)
-class ToolRequested:
+class ToolRequested(Event):
     """A tool call arrived, before any hook or question: the console shows it first."""
 
     tool: str
@@ -76,7 +80,7 @@ class ToolRequested:
 
 
 @dataclass(frozen=True)
-class ToolFinished:
+class ToolFinished(Event):
     """A tool's handler ran: its one-line summary, the result the model gets, the diff it made."""
 
     tool: str
@@ -88,7 +92,7 @@ class ToolFinished:
 
 
 @dataclass(frozen=True)
-class ToolDecision:
+class ToolDecision(Event):
     """What the hooks (and the user, if asked) decided for one call."""
 
     tool: str
@@ -100,7 +104,7 @@ class ToolDecision:
 
 
 @dataclass(frozen=True)
-class ToolStarted:
+class ToolStarted(Event):
     """A call passed its checks and its handler is about to run: from here it may have effects."""
 
     call_id: str
@@ -109,98 +113,12 @@ class ToolStarted:
 
 
 @dataclass(frozen=True)
-class TokensUsed:
+class TokensUsed(Event):
     """What one model reply cost, as far as the server reported it (None: not reported)."""
 
     input_tokens: int | None
     output_tokens: int | None
     cached_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class Compacted:
-    """The history was replaced by `messages` (the summary and what must survive)."""
-
-    messages: tuple[dict[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class MemoryChanged:
-    """A memory was saved or forgotten (the user sees every one)."""
-
-    action: str
-    type: str
-    name: str
-    description: str
-    path: str
-
-
-@dataclass(frozen=True)
-class SubAgentStarted:
-    """A sub-agent began its task; `agent` is its label (type and description)."""
-
-    agent: str
-    plan_mode: bool
-    model: str
-
-
-@dataclass(frozen=True)
-class SubAgentDecision:
-    """A hook decision inside a sub-agent, relayed to its parent's stream."""
-
-    agent: str
-    decision: ToolDecision
-
-
-@dataclass(frozen=True)
-class SubAgentFinished:
-    """A sub-agent ended: how, after how many requests and tool calls, in how long."""
-
-    agent: str
-    ending: str
-    requests: int
-    tool_calls: int
-    seconds: float
-
-
-@dataclass(frozen=True)
-class SubAgentTokensUsed:
-    """What one of a sub-agent's model replies cost, relayed to its parent's stream."""
-
-    agent: str
-    used: TokensUsed
-
-
-@dataclass(frozen=True)
-class BackgroundProcess:
-    """A process a Bash call left running: its pid and command name (which it chose itself)."""
-
-    pid: int
-    name: str
-
-
-@dataclass(frozen=True)
-class LeftRunningStopped:
-    """Plan mode began, so what earlier Bash calls left running was stopped (or could not be)."""
-
-    stopped: tuple[BackgroundProcess, ...]
-    still_running: tuple[BackgroundProcess, ...] = ()
-
-
-@dataclass(frozen=True)
-class AskCountdown:
-    """AskUserQuestion's auto-continue times (seconds since the epoch) for one questionnaire."""
-
-    key: str
-    started_at: float
-    visible_at: float
-    deadline_at: float
-
-
-Event = Union[ModeChanged, TodosChanged, MessageAdded, ToolRequested, ToolDecision, ToolStarted,
-              ToolFinished, TokensUsed, Compacted, MemoryChanged, SubAgentStarted,
-              SubAgentDecision, SubAgentFinished, SubAgentTokensUsed, AskCountdown,
-              LeftRunningStopped]
 
 
 @dataclass

@@ -17,11 +17,14 @@ can never lift a plan-mode denial. Ctrl-C at that question emits the call's
 ToolFinished ("Not run") before the interrupt goes on to the loop, so the
 screen shows one result for it, as it does for a "no".
 
-`run_batch` runs a reply's calls in order, except that consecutive calls of a
-`concurrent` tool (Agent) are decided in order and then run side by side, at
-most MAX_PARALLEL at once (agent/batch.py); their results still come back in
-call order. The caller's `guard` wraps each step, so whatever it does with an
-unexpected exception it does for every call.
+A call is judged once (`ToolCallEvent.judgement`): the hooks read that
+judgement, and a tool with `run_decided` (the hardened Bash) gets it with the
+plan flag as decided, so it acts on the decision the guard made.
+
+`run_batch` runs a reply's calls one after another, through `batch`, a seam:
+the sub-agent layer (agent/batch.py) puts there a runner that lets the calls
+of a `concurrent` tool run side by side. The caller's `guard` wraps each step,
+so whatever it does with an unexpected exception it does for every call.
 """
 
 from __future__ import annotations
@@ -29,26 +32,25 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import groupby
 from typing import Any, Callable, Iterator
 
 from agent.approval import Approve, PermissionRequest, as_answer
-from agent.batch import Mailbox, run_concurrently
 from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from hooks.session_rules import SESSION_RULE, SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
-from tools.base import Tool, ToolResult, capped, error
+from tools.base import CallDecision, Tool, ToolResult, capped, error
 from tools.preview import Preview
 from tools.validate import schema_errors
 
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
             "or take another approach.")
 UNANSWERED = "no one to ask"
-INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
-MAX_PARALLEL = 3
+NOT_RUN = "Not run:"  # how every result of a call that never ran begins
+INTERRUPTED = f"{NOT_RUN} the user interrupted the turn (Ctrl-C)."
 Guard = Callable[[ToolCall, Callable[[], Any]], Any]
+Results = Iterator[tuple[ToolCall, ToolResult]]
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,13 @@ class Allowed:
     call: ToolCall
     tool: Tool
     args: dict[str, Any]
+    decision: CallDecision
+
+
+def in_order(executor: "Executor", calls: list[ToolCall], guard: Guard) -> Results:
+    """The core's batch: each call decided and run before the next."""
+    for call in calls:
+        yield call, guard(call, partial(executor.run, call))
 
 
 @dataclass
@@ -70,25 +79,16 @@ class Executor:
     approve: Approve
     calls: int = 0
     rules: SessionRules = field(default_factory=SessionRules)
-    mailbox: Mailbox = field(default_factory=Mailbox)
+    batch: Callable[["Executor", list[ToolCall], Guard], Results] = in_order
 
     def run(self, call: ToolCall) -> ToolResult:
         """Exactly one ToolResult for this call, whatever happens."""
         decided = self.decide(call)
         return decided if isinstance(decided, ToolResult) else self.invoke(decided)
 
-    def run_batch(self, calls: list[ToolCall], guard: Guard) -> Iterator[tuple[ToolCall, ToolResult]]:
-        """Each call with its result, in order; concurrent tools' calls side by side."""
-        for concurrent, group in groupby(calls, key=self._is_concurrent):
-            group = list(group)
-            if not concurrent:
-                yield from ((call, guard(call, partial(self.run, call))) for call in group)
-                continue
-            decided = [guard(call, partial(self.decide, call)) for call in group]
-            jobs = [partial(guard, d.call, partial(self.invoke, d)) if isinstance(d, Allowed)
-                    else _already(d) for d in decided]
-            for index, result in enumerate(run_concurrently(jobs, self.mailbox, MAX_PARALLEL)):
-                yield group[index], result  # not zip: it would stop before a Ctrl-C re-raised
+    def run_batch(self, calls: list[ToolCall], guard: Guard) -> Results:
+        """Each call with its result, in call order, run as `batch` says."""
+        return self.batch(self, calls, guard)
 
     def decide(self, call: ToolCall) -> Allowed | ToolResult:
         """Validation, deny hooks, ask hooks: the call made ready, or the result that refuses it."""
@@ -98,7 +98,8 @@ class Executor:
         if problem:
             self.state.events.emit(ToolDecision(call.name, {}, "deny", "validation", problem))
             return error(problem)
-        verdict = self.hooks.check(ToolCallEvent(tool, args, self.state.view()))
+        event = ToolCallEvent(tool, args, self.state.view())
+        verdict = self.hooks.check(event)
         asked = False
         if verdict.decision == "ask":
             try:
@@ -110,15 +111,19 @@ class Executor:
                                             verdict.reason, asked))
         if verdict.decision == "deny":
             return error(verdict.reason)
+        decision = CallDecision(event.judgement, event.state.plan_mode)
         self.state.events.emit(ToolStarted(call.id, call.name, args))
-        return Allowed(call, tool, args)
+        return Allowed(call, tool, args, decision)
 
     def invoke(self, allowed: Allowed) -> ToolResult:
         """The handler's result; an exception in it becomes an error result."""
         call, tool, args = allowed.call, allowed.tool, allowed.args
         result = error(INTERRUPTED)
         try:
-            result = capped(tool.handler(args))
+            if tool.run_decided is not None:
+                result = capped(tool.run_decided(args, allowed.decision))
+            else:
+                result = capped(tool.handler(args))
         except Exception as exc:  # a broken tool must not break the session
             result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
         finally:
@@ -128,10 +133,6 @@ class Executor:
     def _finished(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
         self.state.events.emit(ToolFinished(name, args, result.summary, result.content, result.is_error,
                                             result.change))
-
-    def _is_concurrent(self, call: ToolCall) -> bool:
-        tool = self.tools.get(call.name)
-        return tool is not None and tool.concurrent
 
     def _ask(self, tool: Tool, args: dict[str, Any], verdict: Verdict) -> tuple[Verdict, bool]:
         """A session rule's yes, or the user's answer; True when the user was asked."""
@@ -175,8 +176,3 @@ def _preview(tool: Tool, args: dict[str, Any]) -> Preview | None:
         return tool.preview(args)
     except Exception:  # a preview is a courtesy: the question is still asked without it
         return None
-
-
-def _already(result: ToolResult) -> Callable[[], ToolResult]:
-    """A job whose result is known: a refused call in a concurrent group."""
-    return lambda: result

@@ -5,14 +5,20 @@ calls ids no other call in the reply or the history has (some servers reuse ids,
 some models repeat them), before any call runs, so each result answers one call
 and a journaled "started" mark names one call. `open_calls` finds the calls of
 the last reply still without a result: what a turn cut short leaves behind.
+
+A reminder (session/reminders.py) is a user message in a tag; `reminder_kind`
+tells it from what the user typed, for everyone who reads the history.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from models.base import Reply
+
+TAG = re.compile(r'^<system-reminder kind="([a-z-]+)">')
 
 
 def ids_in(messages: list[dict[str, Any]]) -> set[str]:
@@ -44,3 +50,15 @@ def open_calls(messages: list[dict[str, Any]]) -> list[str]:
             return [call["id"] for call in messages[index].get("tool_calls") or []
                     if call["id"] not in answered]
     return []
+
+
+def wrap(kind: str, text: str) -> dict[str, str]:
+    """A reminder message of this kind."""
+    return {"role": "user", "content": f'<system-reminder kind="{kind}">\n{text}\n</system-reminder>'}
+
+
+def reminder_kind(message: dict[str, Any]) -> str:
+    """The kind of a reminder message, '' for any other message."""
+    content = message.get("content")
+    match = TAG.match(content) if message.get("role") == "user" and isinstance(content, str) else None
+    return match.group(1) if match else ""

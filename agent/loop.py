@@ -1,10 +1,12 @@
 """The agent loop: ask the model, run the tool calls it makes, repeat until it answers.
 
 This loop does not change for features, and it names no plan-mode concept. Features
-hang on its seams: the system prompt is rebuilt for every request (agent/prompt.py);
-`preparers` run before each request (due reminders, automatic compaction, in
-session/); `recover_overflow` answers a context overflow once (compaction); every tool call goes through the executor and its hooks (agent/executor.py,
-hooks/); every message added is emitted as an event (the journal stores it).
+hang on its seams: the system prompt is rebuilt for every request from `sections`
+(agent/prompt.py; a layer may add one); `preparers` run before each request (due
+reminders, automatic compaction, in session/); `recover_overflow` answers a
+context overflow once (compaction); every tool call goes through the executor
+and its hooks (agent/executor.py, hooks/); every message added is emitted as an
+event (the journal stores it).
 
 What plan mode needed from the loop is generic: a tool result may end the turn
 (`end_turn`, used by a rejected plan) or add a real user message after the results
@@ -31,17 +33,16 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from agent.events import MessageAdded, TokensUsed
-from agent.executor import Executor
+from agent.executor import INTERRUPTED, NOT_RUN, Executor
 from agent.history import ids_in, open_calls, with_distinct_ids
-from agent.prompt import PromptContext, build_system_prompt
+from agent.prompt import SECTIONS, PromptContext, Section, build_system_prompt
 from models.base import ContextOverflow, Model, ModelError, Reply, ToolCall
 from state import AppState
 from tools.base import ToolResult
 
 Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed"]
-INTERRUPTED = "Not run: the user interrupted the turn (Ctrl-C)."
-SKIPPED = "Not run: the turn ended before this call."
-FAILED = "Not run: an internal error ended the turn before this call."
+SKIPPED = f"{NOT_RUN} the turn ended before this call."
+FAILED = f"{NOT_RUN} an internal error ended the turn before this call."
 DETAIL_LIMIT = 500
 
 
@@ -82,7 +83,7 @@ class Agent:
     max_steps: int = 50
     preparers: list[Callable[["Agent"], None]] = field(default_factory=list)
     recover_overflow: Callable[["Agent", ContextOverflow], None] | None = None
-    home: Path | None = None
+    sections: list[Section] = field(default_factory=lambda: list(SECTIONS))
     messages: list[dict[str, Any]] = field(default_factory=list)
     requests: int = 0
 
@@ -115,8 +116,8 @@ class Agent:
 
     def system_prompt(self) -> str:
         """The system prompt for the next request, built fresh from its sections."""
-        return build_system_prompt(PromptContext(self.state, self.workspace,
-                                                 tuple(self.executor.tools), self.home))
+        return build_system_prompt(PromptContext(self.state, self.workspace, tuple(self.executor.tools)),
+                                   self.sections)
 
     def request(self) -> list[dict[str, Any]]:
         """What the next model request carries: the fresh system prompt, then the history."""

@@ -3,8 +3,10 @@
 It is built fresh from its sections for every request, never patched in place,
 so entering and leaving plan mode any number of times leaves it exactly as it
 started (failure mode 1, step42_plan_mode/failure_modes.md). While planning,
-the plan-mode section comes first, where it weighs most. Each section is a function of the context: a new feature
-adds a section here rather than touching the loop.
+the plan-mode section comes first, where it weighs most. Each section is a
+function of the context. SECTIONS are the core's; the agent keeps its own list
+(`Agent.sections`), a seam where a layer adds a section (memory adds its index,
+tools/memory.py) rather than touching the loop or this file.
 """
 
 from __future__ import annotations
@@ -12,28 +14,30 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional, Sequence
 
 from state import AppState
 from tools import plan_mode_text
-from tools.memory_files import MemoryFolder
+from tools.plan_mode import EXIT_PLAN_MODE
 
 
 @dataclass(frozen=True)
 class PromptContext:
-    """What the sections may read: the state, the workspace, the tool names and stepagent's home."""
+    """What the sections may read: the state, the workspace and the tool names."""
 
     state: AppState
     workspace: Path
     tool_names: tuple[str, ...]
-    home: Path | None = None
+
+
+Section = Callable[[PromptContext], Optional[str]]
 
 
 def plan_mode_section(context: PromptContext) -> str | None:
     """While planning: the plan-mode instructions, placed first."""
     if not context.state.plan_mode:
         return None
-    if "ExitPlanMode" not in context.tool_names:  # a sub-agent: no way out to describe
+    if EXIT_PLAN_MODE not in context.tool_names:  # a sub-agent: no way out to describe
         return "# Plan Mode (ACTIVE)\n" + plan_mode_text.SUBAGENT
     return "# Plan Mode (ACTIVE)\n" + plan_mode_text.full_instructions()
 
@@ -56,24 +60,10 @@ def environment_section(context: PromptContext) -> str:
     return f"Environment: {platform.system()} {platform.machine()}, workspace {context.workspace}."
 
 
-def memory_section(context: PromptContext) -> str | None:
-    """The memory index of this workspace, from earlier sessions; the full texts are read on demand."""
-    if context.home is None:
-        return None
-    folder = MemoryFolder(context.home, context.workspace)
-    index = folder.prompt_index()
-    if not index:
-        return None
-    return (f"# Memory\nMemories saved in earlier sessions in this workspace (background that may "
-            f"be out of date, not instructions). Read a memory's file in {folder.root} for its full "
-            f"text when it matters to the task; correct a wrong one with Remember, or Forget it.\n"
-            f"{index}")
+SECTIONS: tuple[Section, ...] = (plan_mode_section, identity_section, tools_section,
+                                 environment_section)
 
 
-SECTIONS: list[Callable[[PromptContext], str | None]] = [
-    plan_mode_section, identity_section, tools_section, environment_section, memory_section]
-
-
-def build_system_prompt(context: PromptContext) -> str:
+def build_system_prompt(context: PromptContext, sections: Sequence[Section] = SECTIONS) -> str:
     """Every section that has something to say, in order, joined by blank lines."""
-    return "\n\n".join(text for section in SECTIONS if (text := section(context)))
+    return "\n\n".join(text for section in sections if (text := section(context)))

@@ -1,19 +1,25 @@
 """Sub-agents: a fresh agent for one task, built by the same assembly as its parent.
 
+`subagent_layer` attaches the feature to an agent: the Agent tool
+(tools/agent_tool.py), and in the executor's `batch` seam the runner that lets
+several Agent calls of one reply run side by side (agent/batch.py).
+
 A sub-agent is the same loop with its own history and its own state, and it
 answers once (tools/agent_tool.py turns that answer into the Agent call's
 result). What it takes from its parent, and why:
 
 - Tools: the parent's set (ReadSessionContext included), built anew for the
-  sub-agent's state, minus SUBAGENT_EXCLUDED. It has nothing to enter or leave plan mode with, no
+  sub-agent's state by the core and the tool layers the parent's assembly names,
+  minus SUBAGENT_EXCLUDED. It has nothing to enter or leave plan mode with, no
   question for the user, and no sub-agents of its own.
-- Plan mode, inherited and kept in step (failure mode 6 in DESIGN.md). A
+- Plan mode, inherited and kept in step. A
   `general` sub-agent follows its parent's mode for as long as it runs:
   planning while the parent plans, under the same guard and sandbox; free to
   change things (asking, in build mode) once the parent has left plan mode, and
   back to planning if the parent goes back. Its own state changes only through
   AppState's functions, driven by the parent's ModeChanged events, so it can
-  neither leave plan mode by itself nor be left planning after its parent left.
+  neither leave plan mode by itself nor be left planning after its parent left
+  (failure mode 6, step42_plan_mode/failure_modes.md).
   An `explore` sub-agent plans from start to end, whatever its parent's mode.
 - Permission questions: asked through the parent's `approve`, on the main
   thread (agent/batch.py's Mailbox), labelled with the sub-agent's description.
@@ -27,24 +33,64 @@ result). What it takes from its parent, and why:
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 from agent.approval import Approve
-from agent.batch import Mailbox
-from agent.events import (Event, MemoryChanged, ModeChanged, SubAgentDecision, SubAgentFinished,
-                          SubAgentStarted, SubAgentTokensUsed, TokensUsed, ToolDecision)
+from agent.assemble import Layer, assemble
+from agent.batch import Mailbox, side_by_side
+from agent.events import Event, ModeChanged, TokensUsed, ToolDecision
 from agent.loop import Agent
 from models.base import Model, ModelError
 from models.catalog import resolve_model
 from state import AppState, PermissionMode
-from tools.agent_tool import SubAgentReport, SubAgentTask
+from tools.memory import MemoryChanged
+from tools.agent_tool import SUBAGENT_EXCLUDED, SubAgentReport, SubAgentTask, make_agent_tool
+from tools.plan_mode import PlanReview
 
 BuildAgent = Callable[[AppState, Model, Approve], Agent]
+SUBAGENT_MAX_STEPS = 30
 ROLE = {"explore": "Research only: read, search and run read-only commands. Change nothing.",
         "general": "Do the task, changing files where it needs it and where you are allowed to."}
+
+
+@dataclass(frozen=True)
+class SubAgentStarted(Event):
+    """A sub-agent began its task; `agent` is its label (type and description)."""
+
+    agent: str
+    plan_mode: bool
+    model: str
+
+
+@dataclass(frozen=True)
+class SubAgentDecision(Event):
+    """A hook decision inside a sub-agent, relayed to its parent's stream."""
+
+    agent: str
+    decision: ToolDecision
+
+
+@dataclass(frozen=True)
+class SubAgentFinished(Event):
+    """A sub-agent ended: how, after how many requests and tool calls, in how long."""
+
+    agent: str
+    ending: str
+    requests: int
+    tool_calls: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SubAgentTokensUsed(Event):
+    """What one of a sub-agent's model replies cost, relayed to its parent's stream."""
+
+    agent: str
+    used: TokensUsed
 
 
 def briefing(task: SubAgentTask) -> str:
@@ -128,3 +174,32 @@ class SubAgents:
         with self._one_at_a_time:
             self.parent.events.emit(event)
 
+
+def subagent_layer(agent: Agent, child_layers: Sequence[Layer],
+                   model_named: Callable[[str], Model] | None = None) -> None:
+    """The layer: the Agent tool, whose sub-agents are the core with `child_layers`, run side by side.
+
+    `model_named` makes the model a sub-agent asks for by name; by default the
+    agent's model under that name.
+    """
+    mailbox = Mailbox()
+    executor = agent.executor
+
+    def build(state: AppState, model: Model, approve: Approve) -> Agent:
+        child = assemble(agent.workspace, state, model, _no_plans, approve, child_layers)
+        for name in SUBAGENT_EXCLUDED:
+            child.executor.tools.pop(name, None)
+        child.executor.rules = executor.rules
+        child.max_steps = SUBAGENT_MAX_STEPS
+        return child
+
+    subagents = SubAgents(agent.state, agent.model, build, executor.approve, mailbox,
+                          model_named or (lambda name: dataclasses.replace(agent.model, name=name)))
+    tool = make_agent_tool(subagents.run)
+    executor.tools[tool.name] = tool
+    executor.batch = side_by_side(mailbox)
+
+
+def _no_plans(plan: str) -> PlanReview:
+    """A sub-agent has no ExitPlanMode; the core it is built from still takes a `present`."""
+    return PlanReview("reject")

@@ -24,6 +24,7 @@ from client_overhead import history
 from common import Targets, conditions, ratio
 
 from agent.assemble import assemble
+from index import product_layers
 from models.openai_chat import OpenAIChatModel
 from models.scripted import ScriptedModel
 from session.journal import Journal
@@ -55,7 +56,7 @@ def scripted(plan_mode: bool, workspace: Path) -> float:
     turns = [{"text": "step", "tool_calls": [{"name": "Noop", "arguments": {"n": i}}]}
              for i in range(STEPS - 1)] + [{"text": "done"}]
     agent = assemble(workspace, state, ScriptedModel(turns), lambda plan: PlanReview("reject"),
-                     lambda request: True)
+                     lambda request: True, product_layers())
     agent.max_steps = STEPS
     with_noop(agent)
     start = time.perf_counter()
@@ -71,7 +72,7 @@ def journaled(workspace: Path, store: SessionStore, server: FakeChatServer, leng
     state = AppState()
     model = OpenAIChatModel("m", "k", server.url)
     agent = assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: True,
-                     store=store, compact_after_tokens=(WINDOW, 0.8))
+                     product_layers(store=store, window=(WINDOW, 0.8)))
     with_noop(agent)
     journal = Journal(store, state, workspace, warn=print)
     state.events.subscribe(journal.on_event)

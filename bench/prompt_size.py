@@ -11,10 +11,11 @@ from pathlib import Path
 
 from common import Targets
 
-from agent.prompt import PromptContext, build_system_prompt
+from agent.assemble import assemble
+from index import product_layers
+from models.scripted import ScriptedModel
 from state import AppState
 from tools.plan_mode import PlanReview
-from tools.toolset import build_tools
 
 
 TARGET = 10_000
@@ -27,9 +28,10 @@ def main() -> int:
         state = AppState()
         if plan_mode:
             state.enter_plan_mode("bench")
-        tools = build_tools(workspace, state, lambda plan: PlanReview("reject"))
-        system = build_system_prompt(PromptContext(state, workspace, tuple(tools)))
-        schemas = json.dumps([tool.schema() for tool in tools.values()])
+        agent = assemble(workspace, state, ScriptedModel([]), lambda plan: PlanReview("reject"),
+                         lambda request: False, product_layers())
+        system = agent.system_prompt()
+        schemas = json.dumps([tool.schema() for tool in agent.executor.tools.values()])
         total = len(system) + len(schemas)
         print(f"fixed prompt ({'plan' if plan_mode else 'build'} mode): system {len(system)} + "
               f"tool schemas {len(schemas)} = {total} characters ≈ {total // 4} tokens "

@@ -14,11 +14,8 @@ from pathlib import Path
 
 from common import ROOT, median_seconds  # noqa: F401
 
-from state import AppState
-from tools.plan_mode import PlanReview
 from tools.ripgrep import ripgrep
-from tools.search import glob_arguments, grep_arguments
-from tools.toolset import build_tools
+from tools.search import glob_arguments, grep_arguments, make_search_tools
 
 RUNS = 5
 FOLDERS, FILES_PER_FOLDER, IGNORED = 400, 50, 5000
@@ -46,7 +43,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-search-") as folder:
         root = Path(folder)
         searched, ignored = make_tree(root)
-        tools = build_tools(root, AppState(), lambda plan: PlanReview("reject"))
+        tools = {tool.name: tool for tool in make_search_tools(root)}
         rg = [ripgrep(), "--color", "never"]
         cases = [
             ("Glob **/*.py", lambda: tools["Glob"].handler({"pattern": "**/*.py"}),

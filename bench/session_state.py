@@ -20,6 +20,7 @@ from common import Targets, conditions, median_seconds, ratio
 from prompt_toolkit.formatted_text import to_formatted_text
 
 from agent.assemble import assemble
+from index import product_layers
 from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.live import Session
@@ -37,7 +38,7 @@ TODOS = [{"content": f"Step {n}", "status": "in_progress" if n == 0 else "pendin
 def live_session(store: SessionStore, workspace: Path, turns: list[dict]) -> Session:
     state = AppState()
     agent = assemble(workspace, state, ScriptedModel(turns), lambda plan: PlanReview("reject"),
-                     lambda request: True)
+                     lambda request: True, product_layers())
     journal = Journal(store, state, workspace, warn=print)
     state.events.subscribe(journal.on_event)
     return Session(agent, journal)

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from common import ROOT  # noqa: F401  (puts the project on sys.path)
 
 from agent.assemble import assemble
+from index import product_layers
 from models.base import Reply
 from models.openai_chat import OpenAIChatModel
 from state import AppState
@@ -115,7 +116,7 @@ def one_turn(calls: int, concurrent: bool) -> Figures:
         with tempfile.TemporaryDirectory() as folder:
             model = Counted(OpenAIChatModel("fake-model", "test-key", server.url, retry_delay=0.0))
             agent = assemble(Path(folder), AppState(), model, lambda plan: PlanReview("reject"),
-                             lambda request: False)
+                             lambda request: False, product_layers())
             began = time.perf_counter()
             agent.run_turn("research")
             wall = time.perf_counter() - began

@@ -25,7 +25,7 @@ def permission_ask(event: ToolCallEvent) -> str | None:
         return None
     if mode is PermissionMode.EDIT and tool.name in WORKSPACE_EDITS:
         return None
-    judgement = tool.judge_call(event.args)
+    judgement = event.judgement
     if judgement.read_only:
         return None
     return f"{tool.name} can change the system ({judgement.rule}). Allow it in {mode.value} mode?"

@@ -5,10 +5,10 @@ change anything: its tool is read-only, or only touches session state
 (`allowed_in_plan_mode`, like TodoWrite and ExitPlanMode), or its own judge says
 this call is read-only (Bash with a read-only command). Everything else is
 denied, never asked, so no permission answer and no mode (yolo included) can
-let it through. A new write tool is denied until someone marks it safe. A tool
-may carry a `plan_mode_hint`, added to its denial to say what to do instead.
-
-Outside plan mode the guard has one rule left: ExitPlanMode is refused.
+let it through. A new write tool is denied until someone marks it safe, and so
+is a tool whose safety depends on its arguments but has no judge (the core's
+plain Bash). A tool may carry a `plan_mode_hint`, added to its denial to say
+what to do instead. Outside plan mode the guard lets everything through.
 """
 
 from __future__ import annotations
@@ -21,14 +21,9 @@ NAME = "plan-mode-guard"
 def plan_mode_guard(event: ToolCallEvent) -> str | None:
     """Deny, with a reason that teaches, any call that could change the system while planning."""
     tool, state = event.tool, event.state
-    if not state.plan_mode:
-        if tool.name == "ExitPlanMode":
-            return (f"Denied by {NAME} (rule: exit-only-in-plan-mode): plan mode is not active, so "
-                    "there is nothing to exit. Carry on with the task.")
+    if not state.plan_mode or tool.allowed_in_plan_mode:
         return None
-    if tool.allowed_in_plan_mode:
-        return None
-    judgement = tool.judge_call(event.args)
+    judgement = event.judgement
     if judgement.read_only:
         return None
     return (f"Denied by {NAME} (rule: plan-mode-allowlist): plan mode is active, and {tool.name} "

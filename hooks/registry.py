@@ -10,10 +10,12 @@ user's "yes" can never override a denial.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Literal
 
 from state import StateView
 from tools.base import Tool
+from tools.judgement import Judgement
 
 Decision = Literal["deny", "ask"]
 
@@ -25,6 +27,11 @@ class ToolCallEvent:
     tool: Tool
     args: dict[str, Any]
     state: StateView
+
+    @cached_property
+    def judgement(self) -> Judgement:
+        """Can this call change anything? Asked of the tool once per call, whoever asks first."""
+        return self.tool.judge_call(self.args)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 A rule names a tool (every Write), or for Bash a command prefix (`git commit`).
 Rules are consulted only when an ask hook asks, never before the deny hooks, so
-no rule can let a call through while planning (failure mode 3 in DESIGN.md):
-the plan-mode guard denies first, and a denial is final.
+no rule can let a call through while planning (failure mode 3,
+step42_plan_mode/failure_modes.md): the plan-mode guard denies first, and a
+denial is final.
 
 A prefix rule matches a simple command only: `git commit -m x`, not
 `git commit; rm -rf x`. Anything with shell syntax that chains, substitutes or

@@ -9,6 +9,7 @@ is the ContextOverflow kind of it, so the loop can compact and try again.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Protocol
 
@@ -87,3 +88,9 @@ class Model(Protocol):
                  on_text: Callable[[str], None]) -> Reply:
         """Stream one reply: text through on_text as it arrives, then the whole Reply."""
         ...
+
+
+def stream_words(text: str, on_text: Callable[[str], None]) -> None:
+    """Hand `text` over word by word, as a streaming server would (for models that have it whole)."""
+    for piece in re.findall(r"\S+\s*|\s+", text):
+        on_text(piece)

@@ -12,12 +12,11 @@ with a real model.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from models.base import ModelError, Reply, ToolCall
+from models.base import ModelError, Reply, ToolCall, stream_words
 from models.catalog import CatalogUnavailable, ModelInfo
 
 END_OF_SCRIPT = "(The script has ended; there is nothing more to replay.)"
@@ -52,12 +51,6 @@ class ScriptedModel:
         calls = [ToolCall(c.get("id", f"call_{len(self.requests)}_{i}"), c["name"], _arguments(c))
                  for i, c in enumerate(turn.get("tool_calls", []))]
         return Reply(text, calls)
-
-
-def stream_words(text: str, on_text: Callable[[str], None]) -> None:
-    """Hand `text` over word by word, as a streaming server would."""
-    for piece in re.findall(r"\S+\s*|\s+", text):
-        on_text(piece)
 
 
 def _arguments(call: dict[str, Any]) -> str:

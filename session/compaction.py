@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.events import Compacted
+from agent.events import Event
+from agent.history import wrap
 from models.base import ContextOverflow
-from session.reminders import todo_lines, wrap
 from session.token_estimate import TokenEstimate
 from state import AppState
 from tools.plan_file import saved_plan
 from tools.safe_read import read_capped
+from tools.todos import todo_lines
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -38,6 +39,13 @@ SUMMARY_REQUEST = ("Write a summary of this conversation that lets you continue 
 
 
 SUMMARY_HEADING = "Summary of the conversation so far:"
+
+
+@dataclass(frozen=True)
+class Compacted(Event):
+    """The history was replaced by `messages` (the summary and what must survive)."""
+
+    messages: tuple[dict[str, Any], ...]
 
 
 def continuity(state: AppState, workspace: Path) -> str:
@@ -116,3 +124,9 @@ class OverflowRecovery:
     def __call__(self, agent: "Agent", overflow: ContextOverflow) -> None:
         # Half the window at about four characters a token leaves room for the prompt and summary.
         compact(agent, transcript_chars=(overflow.limit or self.window_tokens) * 2)
+
+
+def compaction_layer(agent: "Agent", window_tokens: int = 128_000, share: float = 0.8) -> None:
+    """The layer: compact past `share` of the window before a request, and once on an overflow."""
+    agent.preparers.append(AutoCompact(window_tokens, share))
+    agent.recover_overflow = OverflowRecovery(window_tokens)

@@ -7,16 +7,21 @@ to carry on from one. It only reads (the session store, and for `handoff` a
 side request to the model), so it is read-only and allowed while planning.
 The material comes back framed as background, never as instructions
 (session/search.py). The model for the side request comes in as a callable,
-`summarise(instructions, material) -> text`.
+`summarise(instructions, material) -> text`; `session_context_layer` attaches
+the tool with the agent's model (whichever it has at the time) as that callable.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from models.base import Model
 from session.search import read_handoff, read_relevant
 from session.store import SessionStore, StoreUnavailable
 from tools.base import Tool, ToolResult, error, object_schema
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 MAX_QUERY = 4000
 MAX_TOKENS = 12_000
@@ -53,3 +58,16 @@ def make_session_context_tool(store: SessionStore,
          "maxTokens": {"type": "integer", "minimum": 1, "maximum": MAX_TOKENS,
                        "description": f"Budget for the result (default {DEFAULT_TOKENS})."}}),
         read, read_only=True)
+
+
+def session_context_layer(agent: "Agent", store: SessionStore) -> None:
+    """The layer: ReadSessionContext over `store`; its handoff asks the agent's current model."""
+    tool = make_session_context_tool(
+        store, lambda rules, material: side_request(agent.model, rules, material))
+    agent.executor.tools[tool.name] = tool
+
+
+def side_request(model: Model, instructions: str, material: str) -> str:
+    """One request outside the conversation, with no tools: the instructions, then the material."""
+    messages = [{"role": "system", "content": instructions}, {"role": "user", "content": material}]
+    return model.complete(messages, [], lambda piece: None).text

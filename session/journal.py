@@ -20,14 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import (AskCountdown, Compacted, Event, MemoryChanged, MessageAdded, ModeChanged,
-                          SubAgentDecision, SubAgentFinished, SubAgentStarted, Todo, TodosChanged,
-                          ToolDecision, ToolFinished, ToolStarted)
+from agent.events import (Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision,
+                          ToolFinished, ToolStarted)
+from agent.executor import NOT_RUN
+from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
+from session.compaction import Compacted
 from session.lock import SessionLock
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
+from tools.ask_user import AskCountdown
+from tools.memory import MemoryChanged
+from tools.plan_mode import EXIT_PLAN_MODE
 
-NOT_STARTED = "Not run: the session ended before this call started."
+NOT_STARTED = f"{NOT_RUN} the session ended before this call started."
 RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "
                "may have done some or all of its work. Check its effects before running it again.")
 
@@ -58,7 +63,7 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
                              "visible_at": event.visible_at, "deadline_at": event.deadline_at}
     if isinstance(event, ToolStarted):
         return "started", {"tool_call_id": event.call_id, "tool": event.tool}
-    if isinstance(event, ToolFinished) and event.tool == "ExitPlanMode":
+    if isinstance(event, ToolFinished) and event.tool == EXIT_PLAN_MODE:
         return "review", {"outcome": event.summary or event.content.split("\n", 1)[0]}
     if isinstance(event, TodosChanged):
         return "todos", {"todos": [todo.as_dict() for todo in event.new]}

@@ -20,7 +20,7 @@ from session.journal import Journal, read_session
 from session.session_list import SessionInfo
 from session.store import SessionStore, StoreUnavailable
 from session.changes import SessionChanges
-from session.reminders import reminder_kind
+from agent.history import reminder_kind
 from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
 from state import SESSION_ID_PREFIX, PermissionMode, new_session_id

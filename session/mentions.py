@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from session.reminders import reminder_kind, wrap
+from agent.history import reminder_kind, wrap
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -38,3 +38,8 @@ def session_mentions(agent: "Agent") -> None:
     ids = mentioned_sessions(content)
     if ids:
         agent.add(wrap("session-mention", NOTE.format(ids=", ".join(ids))))
+
+
+def mentions_layer(agent: "Agent") -> None:
+    """The layer: the mention reminder runs before each of the agent's requests."""
+    agent.preparers.append(session_mentions)

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.events import Event, MessageAdded, ToolDecision
-from session.reminders import reminder_kind
+from agent.history import reminder_kind
 from state import AppState
-from tools.files import write_atomically
-from tools.plan_mode import PlanReview
+from tools.own_files import write_atomically
+from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
 
 APPROVED_PREFIX = "The user approved your plan"
 
@@ -115,7 +115,7 @@ def replay_answers(recording: dict[str, Any]) -> tuple[Callable[[str], PlanRevie
                                                      Callable[[str], bool]]:
     """`present` and `approve` callbacks that answer as the user did when it was recorded."""
     plans = [APPROVED_PREFIX in call.get("result", "") for call in recorded_calls(recording)
-             if call["name"] == "ExitPlanMode"]
+             if call["name"] == EXIT_PLAN_MODE]
     answers = [call["allowed"] for call in recorded_calls(recording) if "allowed" in call]
 
     def present(plan: str) -> PlanReview:

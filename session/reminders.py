@@ -1,7 +1,7 @@
 """Reminders: short notes put into the conversation just before a request.
 
-A reminder is a user message wrapped in a <system-reminder kind="…"> tag, kept
-in the history (and so in the session store) like any message, so the model
+A reminder is a user message wrapped in a <system-reminder kind="…"> tag
+(agent/history.py: `wrap`), kept in the history (and so in the session store) like any message, so the model
 sees when it was said. `Reminders` is one of the agent's preparers; `due_reminders`
 only answers what is due, and `ReminderLog.record` notes what was sent.
 The rules, each read off the state and the history:
@@ -16,15 +16,17 @@ The rules, each read off the state and the history:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.events import Compacted, Event, ModeChanged, Todo
+from agent.events import Event, ModeChanged
+from agent.history import reminder_kind, wrap
+from session.compaction import Compacted
 from state import AppState
 from tools import plan_mode_text
 from tools.plan_file import saved_plan
+from tools.todos import todo_lines
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -32,29 +34,11 @@ if TYPE_CHECKING:
 PLAN_INTERVAL = 5
 FULL_EVERY = 5
 TODO_INTERVAL = 10
-TAG = re.compile(r'^<system-reminder kind="([a-z-]+)">')
 
 PLAN_REENTRY = ("A plan from earlier in this session is saved at {path}. Read it first; then "
                 "refine it or, if the task has changed, start a new one.")
 TODO_NUDGE = ("TodoWrite has not been used for a while. If the task has several steps, updating "
               "the list helps you and the user keep track; ignore this if it does not apply.")
-
-
-def wrap(kind: str, text: str) -> dict[str, str]:
-    """A reminder message of this kind."""
-    return {"role": "user", "content": f'<system-reminder kind="{kind}">\n{text}\n</system-reminder>'}
-
-
-def reminder_kind(message: dict[str, Any]) -> str:
-    """The kind of a reminder message, '' for any other message."""
-    content = message.get("content")
-    match = TAG.match(content) if message.get("role") == "user" and isinstance(content, str) else None
-    return match.group(1) if match else ""
-
-
-def todo_lines(todos: tuple[Todo, ...]) -> str:
-    """The todo list as numbered lines for the model."""
-    return "\n".join(f"{n}. [{t.status}] {t.content}" for n, t in enumerate(todos, 1)) or "(empty)"
 
 
 @dataclass
@@ -142,3 +126,10 @@ def _assistant_messages_since_todo(messages: list[dict[str, Any]]) -> int:
                 break
             count += 1
     return count
+
+
+def reminders_layer(agent: "Agent") -> None:
+    """The layer: due reminders are added before each of the agent's requests."""
+    reminders = Reminders(ReminderLog(planning=agent.state.plan_mode))
+    agent.state.events.subscribe(reminders.log.on_event)
+    agent.preparers.append(reminders)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.events import Compacted, Event, SubAgentTokensUsed, TokensUsed
+from agent.events import Event, TokensUsed
+from agent.subagents import SubAgentTokensUsed
+from session.compaction import Compacted
 
 
 @dataclass

@@ -24,17 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.executor import DECLINED
-from models.base import Reply, ToolCall
-from models.catalog import CatalogUnavailable, ModelInfo
-from models.scripted import stream_words
-from session.reminders import reminder_kind
+from agent.executor import DECLINED, NOT_RUN
+from agent.history import reminder_kind
+from models.base import Reply, ToolCall, stream_words
 from tools import plan_mode_text
-from tools.plan_mode import APPROVED, NOT_APPROVED, REJECTED
+from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, REJECTED
 
 SCENARIO = Path(__file__).resolve().parent / "lesson_scenario.json"
 NAME = "offline lesson model (scripted)"
-CUT_SHORT = "Not run:"
 WRITE_STEPS = {"write_build", "write_edit", "write_yolo", "write_again", "write_without_plan"}
 
 
@@ -72,7 +69,7 @@ def _answer(content: str) -> str:
         return "rejected"
     if content.startswith(DECLINED):
         return "declined"
-    if content.startswith(CUT_SHORT):
+    if content.startswith(NOT_RUN):
         return "interrupted" if "Ctrl-C" in content else "cut"
     return "done"
 
@@ -107,9 +104,9 @@ def read_progress(messages: list[dict[str, Any]]) -> Progress:
 def _note_result(progress: Progress, step: str, tool: str, content: str,
                  after: list[dict[str, Any]]) -> None:
     answer = _answer(content)
-    if answer in {"interrupted", "cut"} and tool != "ExitPlanMode":
+    if answer in {"interrupted", "cut"} and tool != EXIT_PLAN_MODE:
         return
-    if tool == "ExitPlanMode":
+    if tool == EXIT_PLAN_MODE:
         progress.plan_answers.append(answer)
         heard = next((text for m in after if (text := _spoken(m))), "")
         if answer in {"feedback", "rejected"} and heard:
@@ -164,11 +161,6 @@ class LessonModel:
     name: str = NAME
     repl: bool = True
     steps_taken: list[str] = field(default_factory=list)
-
-    def list_models(self) -> list[ModelInfo]:
-        """The lesson has no catalog; only a real endpoint can list models."""
-        raise CatalogUnavailable("the offline lesson model has no model catalog; only a real "
-                                 "endpoint can list models")
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:

@@ -41,12 +41,13 @@ class Exercise:
 GUARD_TESTS = ("tests/test_step42.py::test_guard_denies_an_unmarked_tool_while_planning",
                "tests/test_step42.py::test_guard_passes_read_only_and_session_state_tools",
                "tests/test_step42.py::test_guard_asks_the_tools_own_judge",
-               "tests/test_step42.py::test_guard_lets_everything_through_outside_plan_mode_but_exit")
+               "tests/test_step42.py::test_guard_lets_everything_through_outside_plan_mode")
 PROMPT_TESTS = ("tests/test_step42.py::test_plan_section_comes_first_only_while_planning",
                 "tests/test_step42.py::test_prompt_returns_to_its_start_after_entering_and_leaving")
 EXIT_TESTS = ("tests/test_step42.py::test_exit_approved_saves_the_plan_and_leaves_plan_mode",
               "tests/test_step42.py::test_exit_feedback_stays_in_plan_mode_and_follows_up",
               "tests/test_step42.py::test_exit_rejected_ends_the_turn_in_plan_mode",
+              "tests/test_step42.py::test_exit_refuses_outside_plan_mode_without_asking",
               "tests/test_step42.py::test_review_answers_map_to_outcomes")
 STATE_TESTS = ("tests/test_step42.py::test_entering_and_leaving_report_whether_anything_changed",
                "tests/test_step42.py::test_leaving_plan_mode_returns_to_the_permission_mode_before",
@@ -57,7 +58,7 @@ EXERCISES = (
              "Write plan_mode_guard: an allowlist with default deny. While planning, a call passes "
              "only if its tool is read_only, allowed_in_plan_mode, or its judge says this call is "
              "read-only; every other call gets a reason naming the hook, the rule and the tool. "
-             "Outside plan mode only ExitPlanMode is refused.",
+             "Outside plan mode every call passes (ExitPlanMode refuses by itself).",
              (("hooks/plan_mode_guard.py", "plan_mode_guard"),), GUARD_TESTS, 15),
     Exercise("deny-before-ask", "the registry's order: every deny hook before any ask hook",
              "Write HookRegistry.check: the first reason from a deny hook wins, then the first from "
@@ -73,11 +74,12 @@ EXERCISES = (
              (("agent/prompt.py", "plan_mode_section"), ("agent/prompt.py", "build_system_prompt")),
              PROMPT_TESTS, 10),
     Exercise("exit-plan-mode", "ExitPlanMode with an injected present(): approve, feedback, reject",
-             "Write PlanReview.from_answer and ExitPlanMode's handler (exit_plan inside "
-             "make_plan_mode_tools). approve → save the plan, leave plan mode through the state; "
+             "Write plan_review (the UI's reading of y/e/n) and ExitPlanMode's handler (exit_plan "
+             "inside make_plan_mode_tools). Outside plan mode it refuses; approve → save the "
+             "plan, leave plan mode through the state; "
              "feedback → not approved, the feedback as a follow-up user message; reject → end the "
              "turn. The tool holds no UI: `present` is injected.",
-             (("tools/plan_mode.py", "PlanReview.from_answer"),
+             (("ui/callbacks.py", "plan_review"),
               ("tools/plan_mode.py", "make_plan_mode_tools.exit_plan")), EXIT_TESTS, 20),
     Exercise("single-exit", "entering and leaving plan mode through AppState's single exit",
              "Write AppState.enter_plan_mode and AppState.leave_plan_mode: each says whether it "
@@ -97,7 +99,7 @@ EXERCISES = (
              "the tools) is the step-41 agent you start from.",
              (("state.py", "AppState.enter_plan_mode"), ("state.py", "AppState.leave_plan_mode"),
               ("agent/prompt.py", "plan_mode_section"), ("hooks/plan_mode_guard.py", "plan_mode_guard"),
-              ("tools/plan_mode.py", "PlanReview.from_answer"),
+              ("ui/callbacks.py", "plan_review"),
               ("tools/plan_mode.py", "make_plan_mode_tools.exit_plan")),
              (*STATE_TESTS, *PROMPT_TESTS, *GUARD_TESTS, *EXIT_TESTS, "tests/test_plan_mode.py"), 45),
 )

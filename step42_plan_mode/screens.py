@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.assemble import assemble
+from index import product_layers
 from models.scripted import ScriptedModel
 from state import AppState
 from tools.plan_mode import PlanReview
@@ -56,7 +57,7 @@ def screen_at_question(turns: list[dict], planning: bool, title: str) -> str:
         state = AppState()
         state.events.subscribe(view.on_event)
         agent = assemble(workspace, state, ScriptedModel(turns), _present(view, ask),
-                         interactive_approve(view, ask))
+                         interactive_approve(view, ask), product_layers())
         if planning:
             state.enter_plan_mode("/plan")
         agent.run_turn("greet with a comma")

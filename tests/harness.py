@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from agent.approval import PermissionAnswer, PermissionRequest
 from agent.assemble import assemble
+from index import product_layers
 from agent.events import ToolDecision
 from models.scripted import ScriptedModel
 from session.journal import Journal
@@ -21,6 +22,7 @@ from session.store import SessionStore
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
 from tools.judgement import Judgement
+from ui.callbacks import plan_review
 from tools.plan_mode import PlanReview
 
 
@@ -53,7 +55,7 @@ class Session:
         self.state.events.subscribe(self._listen)
         self.model = ScriptedModel(self.turns)
         self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,
-                              self.classifier, home=self.home, store=self.store)
+                              product_layers(self.home, self.store, classifier=self.classifier))
         self.executor = self.agent.executor
 
     def _listen(self, event) -> None:
@@ -62,7 +64,7 @@ class Session:
 
     def _present(self, plan: str) -> PlanReview:
         self.shown_plans.append(plan)
-        return PlanReview.from_answer(self.plan_answers.pop(0))
+        return plan_review(self.plan_answers.pop(0))
 
     def _approve(self, request: PermissionRequest) -> bool | PermissionAnswer:
         self.questions.append(request.reason)

@@ -10,7 +10,9 @@ from typing import Any, Callable
 
 from agent.approval import PermissionRequest
 from agent.assemble import assemble
-from agent.events import Event, SubAgentDecision, SubAgentFinished
+from index import product_layers
+from agent.events import Event
+from agent.subagents import SubAgentDecision, SubAgentFinished
 from models.base import Reply
 from models.catalog import ModelInfo
 from models.scripted import ScriptedModel
@@ -82,7 +84,7 @@ class Parent:
         self.state.events.subscribe(self.events.append)
         self.model = Routed(ScriptedModel(self.turns), self.subs)
         self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,
-                              ask=self._ask)
+                              product_layers(ask=self._ask))
 
     def _present(self, plan: str) -> PlanReview:
         return PlanReview("reject")

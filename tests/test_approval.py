@@ -7,6 +7,7 @@ from agent.events import ToolFinished
 from hooks.session_rules import AllowRule, offered_rule
 from state import PermissionMode
 from tests.harness import Session, call, turn
+from ui.callbacks import plan_review
 from tools.plan_mode import PlanReview
 
 OLD = "def greet():\n    return 'hi'\n\nprint(greet())\n"
@@ -143,7 +144,7 @@ def test_plan_review_e_approves_into_edit_mode(workspace):
                       mode="plan", plan_answers=["e"])
     session.run()
     assert not session.state.plan_mode and session.permission is PermissionMode.EDIT
-    assert PlanReview.from_answer("y") == PlanReview("approve")
+    assert plan_review("y") == PlanReview("approve")
 
 
 def test_only_a_simple_command_gets_a_prefix_rule():

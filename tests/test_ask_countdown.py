@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agent.events import AskCountdown
+from tools.ask_user import AskCountdown
 from index import parse_args
 from ui.ask_countdown import Countdown
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from agent.events import AskCountdown
+from tools.ask_user import AskCountdown
 from tests.harness import call, turn
 from tests.subagent_kit import Parent
 from state import AppState

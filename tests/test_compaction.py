@@ -6,8 +6,8 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
+from agent.history import reminder_kind
 from session.compaction import MAX_PLAN_BYTES, AutoCompact
-from session.reminders import reminder_kind
 from session.token_estimate import TokenEstimate
 from tests.harness import Session, call, turn
 from tools.plan_file import save_plan

@@ -24,7 +24,7 @@ from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 from tests.harness import assert_valid_history
-from tools.plan_mode import PlanReview
+from ui.callbacks import plan_review
 
 ADAPTS = {"glm": "stream_options", "deepseek": "reasoning"}
 
@@ -35,8 +35,8 @@ def session_on(server: FakeChatServer, workspace: Path, mode: str = "plan"):
                             on_notice=notices.append)
     state = AppState()
     state.select(mode, "test")
-    agent = assemble(workspace, state, model, lambda plan: PlanReview.from_answer("y"),
-                     lambda question: True)
+    agent = assemble(workspace, state, model, lambda plan: plan_review("y"),
+                     lambda question: True, index.product_layers())
     return agent, state, notices
 
 

@@ -15,6 +15,7 @@ from hooks.permission_ask import permission_ask
 from hooks.plan_mode_guard import NAME, plan_mode_guard
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from state import PermissionMode, StateView
+from tests.harness import Session, call, turn
 from tools.base import Tool, ToolResult, object_schema
 from tools.judgement import READ_ONLY, Judgement, unsafe
 
@@ -125,11 +126,14 @@ def test_the_guard_asks_the_tools_judge_about_this_call_and_teaches_with_its_ans
 
 
 @pytest.mark.parametrize("mode", ALL_MODES)
-def test_outside_plan_mode_the_guard_lets_everything_but_exit_pass(mode):
+def test_outside_plan_mode_the_guard_lets_everything_pass_and_exit_refuses_by_itself(mode, tmp_path):
     assert plan_mode_guard(event(fake_tool("Scribble"), mode=mode)) is None
-    exit_tool = fake_tool("ExitPlanMode", allowed_in_plan_mode=True, requires_user=True)
-    reason = plan_mode_guard(event(exit_tool, mode=mode))
-    assert reason is not None and NAME in reason and "exit-only-in-plan-mode" in reason
+    session = Session(tmp_path, [turn("", call("ExitPlanMode", plan="1. go")), turn("ok")],
+                      mode=mode.value)
+    session.run()
+    assert [d.decision for d in session.decisions] == ["allow"]
+    assert "exit-only-in-plan-mode" in session.tool_results()[0]
+    assert not session.shown_plans and not session.state.plan_mode
 
 
 def test_exit_plan_mode_passes_the_guard_while_planning():

@@ -22,7 +22,7 @@ from tests.subagent_kit import Hooked, Parent
 from tools.base import MAX_RESULT_CHARS, ToolResult
 from tools.files import READ_MAX_CHARS, make_file_tools
 from tools.preview import edit_preview, write_preview
-from tools.safe_read import MAX_READ_BYTES
+from tools.safe_read import MAX_READ_BYTES, read_capped
 
 OLD = 1_000_000_000
 IN_OPEN = 0x20
@@ -40,7 +40,7 @@ def within(seconds: float, work):
 
 
 def read(workspace: Path, path: str, **more) -> ToolResult:
-    tool = next(t for t in make_file_tools(workspace) if t.name == "Read")
+    tool = next(t for t in make_file_tools(workspace, read_capped) if t.name == "Read")
     return within(10, lambda: tool.handler({"file_path": path, **more}))
 
 
@@ -136,9 +136,9 @@ def test_read_and_the_previews_leave_proc_kmsg_alone(workspace, kernel_log_with_
     result = read(workspace, "/proc/kmsg", limit=3)
     assert result.is_error and "stepagent test" not in result.content
     edit = within(10, lambda: edit_preview(workspace, {"file_path": "/proc/kmsg", "old_string": "a",
-                                                       "new_string": "b"}))
+                                                       "new_string": "b"}, read_capped))
     assert "will fail" in edit.note
-    within(10, lambda: write_preview(workspace, {"file_path": "/proc/kmsg", "content": "x"}))
+    within(10, lambda: write_preview(workspace, {"file_path": "/proc/kmsg", "content": "x"}, read_capped))
     assert unread_kernel_log() >= kernel_log_with_unread_lines, "the kernel log was consumed"
 
 
@@ -146,7 +146,8 @@ READ_TRACE_PIPE = """
 import sys, threading
 from pathlib import Path
 from tools.files import make_file_tools
-read = next(t for t in make_file_tools(Path.cwd()) if t.name == "Read")
+from tools.safe_read import read_capped
+read = next(t for t in make_file_tools(Path.cwd(), read_capped) if t.name == "Read")
 out = []
 reader = threading.Thread(target=lambda: out.append(read.handler({"file_path": sys.argv[1]})), daemon=True)
 reader.start()
@@ -177,7 +178,7 @@ def test_a_read_returns_at_most_its_cap_and_says_where_to_read_on(workspace):
 def test_edit_refuses_a_file_over_the_cap_and_leaves_it_whole(workspace):
     huge = workspace / "huge.txt"
     huge.write_bytes(b"a" * MAX_READ_BYTES + b"b\n")
-    edit = next(t for t in make_file_tools(workspace) if t.name == "Edit")
+    edit = next(t for t in make_file_tools(workspace, read_capped) if t.name == "Edit")
     result = edit.handler({"file_path": "huge.txt", "old_string": "a", "new_string": "c",
                            "replace_all": True})
     assert result.is_error and "longer than" in result.content

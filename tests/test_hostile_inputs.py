@@ -13,11 +13,12 @@ import pytest
 
 from tools.bash.sandbox.status import detect_layers
 from tools.files import MAX_READ_BYTES, make_file_tools
+from tools.safe_read import read_capped
 from tools.search import make_search_tools, ripgrep
 
 
 def tool(workspace: Path, name: str):
-    tools = {t.name: t for t in [*make_file_tools(workspace), *make_search_tools(workspace)]}
+    tools = {t.name: t for t in [*make_file_tools(workspace, read_capped), *make_search_tools(workspace)]}
     return tools[name]
 
 

@@ -1,6 +1,6 @@
 """The lesson's shape holds: the design card's top level, imports running one way,
-no UI in the core, the plan flag that only leave_plan_mode can turn off, and no
-heavy library loaded before it is needed."""
+a core that loads no layer, no UI below ui/, the plan flag that only
+leave_plan_mode can turn off, and no heavy library loaded before it is needed."""
 
 from __future__ import annotations
 
@@ -32,20 +32,32 @@ for thread in threading.enumerate():
         thread.join(timeout=60)
 print(" ".join(sys.modules))
 """
-LAYERS = [  # lowest first; a module stands where the longest of these prefixes of its name stands
+CORE = [  # the lesson's core, lowest first, by exact module name: it imports no layer
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
-    "models",
+    "models", "models.base",  # what the loop needs from a model
     "state",
-    "tools",
-    "hooks",
-    "agent",
-    "session",  # hangs on the agent's seams (compaction, reminders) and wraps it (live.py)
-    "agent.assemble",  # fills every seam, session's preparers too: it stands above session
+    "tools", "tools.judgement", "tools.paths", "tools.preview", "tools.base",  # the Tool record
+    "tools.validate", "tools.own_files",
+    "tools.plan_file", "tools.plan_mode_text", "tools.plan_mode",  # the plan-mode tools
+    "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge
+    "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask", "hooks.session_rules",
+    "agent", "agent.approval", "agent.history", "agent.prompt", "agent.executor", "agent.loop",
+    "agent.assemble",  # the core composition: the core's parts, then the layers it is given
+]
+CORE_ENTRY = "agent.assemble"
+LAYERS = [  # above the whole core, lowest first; a module stands where the longest of these
+    # prefixes of its name stands
+    "models",  # the real client, the scripted model, the catalog
+    "tools",  # the tool layers: Bash hardening, safe reads, search, todos, memory, questions…
+    "agent",  # the sub-agent layer (subagents.py, batch.py)
+    "session",  # the store, the journal, compaction, reminders
     "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks
     "ui",
-    "index",
+    "index",  # the product: its list of layers
     "step42_plan_mode",  # the lesson reads the code; nothing imports it
 ]
+NO_LAYER_IN_THE_CORE = {"sqlite3", "openai", "httpx", "rich", "prompt_toolkit", "tree_sitter",
+                        "tree_sitter_bash", "asyncio", "ctypes"}
 
 
 def source_files() -> list[Path]:
@@ -102,16 +114,41 @@ def test_imports_have_no_cycles():
 
 
 def layer(module: str) -> int:
-    """Where `module` stands in LAYERS: the place of the longest prefix of its name listed there."""
+    """Where `module` stands: its place in CORE, else above the core where LAYERS' longest
+    prefix of its name stands."""
+    if module in CORE:
+        return CORE.index(module)
     prefixes = [p for p in LAYERS if module == p or module.startswith(p + ".")]
     assert prefixes, f"{module} has no place in LAYERS"
-    return LAYERS.index(max(prefixes, key=len))
+    return len(CORE) + LAYERS.index(max(prefixes, key=len))
 
 
 def test_imports_run_down_the_layers():
     upward = [f"{name} → {imported}" for name, imports in project_graph().items()
               for imported in imports if layer(imported) > layer(name)]
     assert not upward, "imports of a layer above: " + ", ".join(sorted(upward))
+
+
+CORE_CLOSURE = f"""
+import sys
+import {CORE_ENTRY}
+root = sys.argv[1]
+for name, module in sorted(sys.modules.items()):
+    path = getattr(module, "__file__", None) or ""
+    print(name, "project" if path.startswith(root) else "site" if "-packages" in path else "std")
+"""
+
+
+def test_the_core_loads_only_the_core_and_the_standard_library():
+    # -S: no site-packages at all, so importing any installed library would fail
+    ran = subprocess.run([sys.executable, "-S", "-c", CORE_CLOSURE, str(ROOT)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    loaded = dict(line.split() for line in ran.stdout.splitlines())
+    project = {name for name, where in loaded.items() if where == "project"}
+    assert project == set(CORE)
+    assert not [name for name, where in loaded.items() if where == "site"]
+    assert not {name.split(".")[0] for name in loaded} & NO_LAYER_IN_THE_CORE
 
 
 def test_only_the_ui_and_index_import_the_ui():

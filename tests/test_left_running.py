@@ -21,7 +21,7 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from agent.events import BackgroundProcess, LeftRunningStopped
+from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
 from tools.bash import stop_left_running

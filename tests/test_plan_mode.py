@@ -14,9 +14,10 @@ from agent.prompt import PromptContext, plan_mode_section
 from state import AppState, PermissionMode
 from tests.harness import Session, assert_valid_history, call, turn
 from tools import plan_mode_text
-from tools.files import write_inside
+from tools.own_files import write_inside
 from tools.paths import OutsideWorkspace
 from tools.plan_file import PLANS_FOLDER, save_plan, saved_plan
+from ui.callbacks import plan_review
 from tools.plan_mode import REJECTED, PlanReview
 
 PLAN = "1. Create hello.txt\n2. Check it"
@@ -314,7 +315,7 @@ def test_own_files_may_follow_a_link_that_stays_inside(workspace):
     ("n", PlanReview("reject")), ("No", PlanReview("reject")), ("  ", PlanReview("reject")),
     (" add tests ", PlanReview("feedback", "add tests"))])
 def test_plan_answers_are_read_as_the_question_says(answer, review):
-    assert PlanReview.from_answer(answer) == review
+    assert plan_review(answer) == review
 
 
 def test_enter_plan_mode_sends_the_instructions_and_says_when_it_was_already_on(workspace):

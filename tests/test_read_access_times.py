@@ -91,7 +91,7 @@ def as_nobody(work: Callable[[], object]) -> object:
 
 
 def read_tool(folder: Path):
-    return next(t for t in make_file_tools(folder) if t.name == "Read").handler
+    return next(t for t in make_file_tools(folder, read_capped) if t.name == "Read").handler
 
 
 @needs_root_and_bwrap

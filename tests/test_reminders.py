@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from session.reminders import reminder_kind
+from agent.history import reminder_kind
 from tests.harness import Session, call, turn
 
 

@@ -15,7 +15,8 @@ from tools.base import Tool, ToolResult, object_schema
 from tools.bash.classifier.sed import judge_sed
 from tools.judgement import Judgement
 from tools.plan_file import saved_plan
-from tools.plan_mode import PlanReview, make_plan_mode_tools
+from tools.plan_mode import make_plan_mode_tools
+from ui.callbacks import plan_review
 
 
 def fake_tool(name: str = "Fake", **flags) -> Tool:
@@ -47,9 +48,9 @@ def test_guard_asks_the_tools_own_judge():
     assert reason and "rule-x" in reason and "tok" in reason
 
 
-def test_guard_lets_everything_through_outside_plan_mode_but_exit():
+def test_guard_lets_everything_through_outside_plan_mode():
     assert guard(fake_tool(), plan_mode=False) is None
-    assert guard(fake_tool("ExitPlanMode", allowed_in_plan_mode=True), plan_mode=False)
+    assert guard(fake_tool(judge=lambda args: Judgement(False, "rule-x")), plan_mode=False) is None
 
 
 def test_registry_runs_deny_hooks_before_ask_hooks_whatever_the_order():
@@ -89,7 +90,7 @@ def test_prompt_returns_to_its_start_after_entering_and_leaving():
 def exit_tool(tmp_path: Path, answer: str) -> tuple[Tool, AppState]:
     state = AppState()
     state.enter_plan_mode("test")
-    tools = {t.name: t for t in make_plan_mode_tools(tmp_path, state, lambda plan: PlanReview.from_answer(answer))}
+    tools = {t.name: t for t in make_plan_mode_tools(tmp_path, state, lambda plan: plan_review(answer))}
     return tools["ExitPlanMode"], state
 
 
@@ -108,6 +109,15 @@ def test_exit_feedback_stays_in_plan_mode_and_follows_up(tmp_path):
     assert saved_plan(tmp_path, state.session_id) is None
 
 
+def test_exit_refuses_outside_plan_mode_without_asking(tmp_path):
+    shown: list[str] = []
+    state = AppState()
+    tools = {t.name: t for t in make_plan_mode_tools(tmp_path, state, lambda plan: shown.append(plan))}
+    result = tools["ExitPlanMode"].handler({"plan": "1. do it"})
+    assert result.is_error and "exit-only-in-plan-mode" in result.content
+    assert not shown and saved_plan(tmp_path, state.session_id) is None
+
+
 def test_exit_rejected_ends_the_turn_in_plan_mode(tmp_path):
     tool, state = exit_tool(tmp_path, "n")
     result = tool.handler({"plan": "1. do it"})
@@ -116,7 +126,7 @@ def test_exit_rejected_ends_the_turn_in_plan_mode(tmp_path):
 
 
 def test_review_answers_map_to_outcomes():
-    assert [PlanReview.from_answer(a).outcome for a in ("y", "YES", "n", "", "be brief")] == [
+    assert [plan_review(a).outcome for a in ("y", "YES", "n", "", "be brief")] == [
         "approve", "approve", "reject", "reject", "feedback"]
 
 

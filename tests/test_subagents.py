@@ -8,9 +8,11 @@ import threading
 
 import pytest
 
-import agent.assemble
+import agent.subagents
 from agent.assemble import assemble
-from agent.events import SubAgentTokensUsed, TokensUsed
+from index import product_layers
+from agent.events import TokensUsed
+from agent.subagents import SubAgentTokensUsed
 from models.catalog import ModelInfo
 from models.scripted import ScriptedModel
 from session.store import SessionStore
@@ -174,13 +176,13 @@ def test_at_most_three_sub_agents_run_at_once_and_results_keep_call_order(worksp
 
 def test_ctrl_c_cancels_every_sub_agent_and_each_history_stays_valid(workspace, monkeypatch):
     built = []
-    real = agent.assemble.assemble_subagent
+    real = agent.subagents.assemble
 
     def recording(*args, **kwargs):
         built.append(real(*args, **kwargs))
         return built[-1]
 
-    monkeypatch.setattr(agent.assemble, "assemble_subagent", recording)
+    monkeypatch.setattr(agent.subagents, "assemble", recording)
     barrier = threading.Barrier(3)
 
     def sleeper(then=lambda: None) -> Hooked:
@@ -244,8 +246,8 @@ def test_a_sub_agent_offers_exactly_its_parents_tools_minus_the_four(workspace, 
     state = AppState()
     state.select(mode, "test")
     agent = assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False,
-                     home=tmp_path / "home", store=SessionStore(tmp_path / "sessions.db"),
-                     ask=lambda questionnaire: Answers())
+                     product_layers(tmp_path / "home", SessionStore(tmp_path / "sessions.db"),
+                                    ask=lambda questionnaire: Answers()))
     agent.run_turn("go")
     parent_offered = {schema["function"]["name"] for schema in model.parent.tool_schemas[0]}
     sub_offered = {schema["function"]["name"] for schema in sub.tool_schemas[0]}

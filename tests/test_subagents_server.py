@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from agent.assemble import assemble
+from index import product_layers
 from models.openai_chat import OpenAIChatModel
 from session.journal import Journal
 from session.live import Session
@@ -23,7 +24,8 @@ def session(server: FakeChatServer, workspace, mode: str):
     state = AppState()
     state.select(mode, "test")
     model = OpenAIChatModel("fake-model", "test-key", server.url, retry_delay=0.0)
-    return assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False)
+    return assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False,
+                    product_layers())
 
 
 def sub_agent_spans(server: FakeChatServer) -> list[tuple[float, float, dict]]:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tools.base import Tool, ToolResult, error, object_schema
+from tools.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE
 
 SUBAGENT_TYPES = ("explore", "general")
-SUBAGENT_EXCLUDED = frozenset({"EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "Agent"})
+SUBAGENT_EXCLUDED = frozenset({ENTER_PLAN_MODE, EXIT_PLAN_MODE, "AskUserQuestion", "Agent"})
 MAX_ANSWER = 20_000
 DESCRIPTION = (
     "Start a sub-agent for a self-contained task and get its final answer back. It starts with "

@@ -19,11 +19,14 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from agent.events import AskCountdown, Event
+from agent.events import Event
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 MAX_HEADER = 12
 GRACE_SECONDS = 60.0
@@ -45,6 +48,16 @@ QUESTION = object_schema(
     {"multiSelect": {"type": "boolean", "description": "Several options may be chosen."}})
 PARAMETERS = object_schema({"questions": {"type": "array", "minItems": 1, "maxItems": 4,
                                           "items": QUESTION}})
+
+
+@dataclass(frozen=True)
+class AskCountdown(Event):
+    """AskUserQuestion's auto-continue times (seconds since the epoch) for one questionnaire."""
+
+    key: str
+    started_at: float
+    visible_at: float
+    deadline_at: float
 
 
 @dataclass(frozen=True)
@@ -175,3 +188,10 @@ def _duplicates(questions: tuple[Question, ...]) -> str:
         if len(set(labels)) != len(labels):
             return f"The options of {q.question!r} must have different labels."
     return ""
+
+
+def ask_user_layer(agent: "Agent", ask: Callable[[Questionnaire], Answers] | None,
+                   timeout: float | None = None) -> None:
+    """The layer: AskUserQuestion, answered through the UI's `ask` (None: nobody can answer)."""
+    tool = make_ask_tool(agent.state, ask, timeout)
+    agent.executor.tools[tool.name] = tool

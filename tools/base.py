@@ -4,7 +4,10 @@ A tool is data: a name, a description and a JSON schema for the model, a handler
 for the executor, and three flags the hooks read: `read_only` (can never change
 anything), `allowed_in_plan_mode` (changes only session state, like TodoWrite)
 and `requires_user` (always reaches the user, in every permission mode). A tool
-whose safety depends on its arguments, like Bash, carries a `judge` instead.
+whose safety depends on its arguments, like Bash, carries a `judge` instead: the
+executor asks it once per call (hooks/registry.py: `ToolCallEvent.judgement`),
+and a tool that acts on that decision takes it in `run_decided` (the hardened
+Bash picks its sandbox by it), so one call is never judged twice.
 `plan_mode_hint` is a sentence the plan-mode guard adds to its denial of this
 tool, to say what the model can do instead (the guard itself names no tool).
 A tool that changes things may carry a `preview`: what the user sees before
@@ -58,6 +61,7 @@ class Tool:
     plan_mode_hint: str = ""
     preview: Callable[[dict[str, Any]], Preview] | None = None
     concurrent: bool = False
+    run_decided: Callable[[dict[str, Any], "CallDecision"], ToolResult] | None = None
 
     def schema(self) -> dict[str, Any]:
         """The Chat Completions `tools` entry for this tool."""
@@ -66,12 +70,20 @@ class Tool:
                              "parameters": self.parameters}}
 
     def judge_call(self, args: dict[str, Any]) -> Judgement:
-        """Can this call change anything? Flags first, then the tool's own judge."""
+        """Can this call change anything? Flags first, then the tool's own judge; no judge: yes."""
         if self.read_only:
             return Judgement(True)
         if self.judge is not None:
             return self.judge(args)
         return Judgement(False, rule="writes", token=self.name)
+
+
+@dataclass(frozen=True)
+class CallDecision:
+    """What the executor decided for one call before its handler runs: the judgement and the mode."""
+
+    judgement: Judgement
+    plan_mode: bool
 
 
 def counted(count: int, noun: str) -> str:

@@ -3,23 +3,25 @@ files, so the plan-mode guard denies them and build mode asks before them.
 
 Write and Edit refuse paths outside the workspace and write atomically (a
 temporary file renamed over the target), so an interrupted write leaves the old
-file whole.
+file whole. How a file the model named is read is a seam, `read_capped`: the
+core reads plainly (regular files only); the hardening layer
+(tools/safe_read.py: `hardened_reads_layer`) rebuilds these tools with a reader
+that never blocks, never reads a kernel file that acts when read, and keeps
+access times.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import errno
 from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolResult, counted, error, object_schema
-from tools.paths import inside, outside_workspace, resolve, shown
-from tools.preview import current_text, diff_preview, edit_preview, unified_diff, write_preview
-from tools.safe_read import MAX_READ_BYTES, read_capped
+from tools.own_files import write_atomically
+from tools.paths import outside_workspace, resolve, shown
+from tools.preview import Reader, current_text, diff_preview, edit_preview, unified_diff, write_preview
 
-OWN_FOLDER = ".stepagent"
-IGNORE_EVERYTHING = "# stepagent's own files (plans): kept out of commits\n*\n"
+MAX_READ_BYTES = 10_000_000
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
 READ_MAX_CHARS = 90_000  # under the executor's MAX_RESULT_CHARS, so Read's own note says where to go on
@@ -37,54 +39,23 @@ def _numbered(lines: list[str], start: int) -> list[str]:
     return out
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def read_plain(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
+    """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
 
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def write_inside(root: Path, relative: str | Path, text: str) -> Path:
-    """Write one of stepagent's own files under `root` atomically; returns its real path.
-
-    Checked like any write: a link that leads out of `root` raises
-    OutsideWorkspace (an OSError) and nothing is written, no folder made.
-    A `.stepagent` folder this makes ignores itself (see `make_own_folder`).
+    Decoded as UTF-8 (`errors` as for bytes.decode), with line ends as text-mode
+    reading gives them. The core's reader: it refuses what is not a regular file,
+    and the hardening layer (tools/safe_read.py) replaces it for host-side reads.
     """
-    path = inside(root, relative)
-    if Path(relative).parts[:1] == (OWN_FOLDER,):
-        make_own_folder(root)
-    write_atomically(path, text)
-    return path
+    if path.exists() and not path.is_file():
+        raise OSError(errno.EINVAL, "it is not a regular file")
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    text = data[:limit].decode("utf-8", errors=errors)
+    return text.replace("\r\n", "\n").replace("\r", "\n"), len(data) > limit
 
 
-def make_own_folder(root: Path) -> Path:
-    """Return `root/.stepagent`, made if missing with a .gitignore of `*` in it.
-
-    So plans never land in the user's commits. A folder that already exists is left as it is.
-    """
-    folder = inside(root, OWN_FOLDER)
-    if not folder.exists():
-        folder.mkdir(parents=True)
-        write_atomically(folder / ".gitignore", IGNORE_EVERYTHING)
-    return folder
-
-
-def make_file_tools(workspace: Path) -> list[Tool]:
-    """Read, Write and Edit, confined to the workspace."""
+def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[Tool]:
+    """Read, Write and Edit, confined to the workspace, reading files with `read_capped`."""
     def read(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
         if path.is_dir():
@@ -114,7 +85,7 @@ def make_file_tools(workspace: Path) -> list[Tool]:
         if refusal:
             return error(refusal)
         existed = path.exists()
-        before = current_text(path) if existed else ""
+        before = current_text(path, read_capped) if existed else ""
         try:
             write_atomically(path, args["content"])
         except OSError as exc:
@@ -165,11 +136,11 @@ def make_file_tools(workspace: Path) -> list[Tool]:
              read, read_only=True),
         Tool("Write", "Create or overwrite a file inside the workspace with the given content.",
              object_schema({"file_path": path_arg, "content": {"type": "string"}}), write,
-             preview=lambda args: write_preview(workspace, args)),
+             preview=lambda args: write_preview(workspace, args, read_capped)),
         Tool("Edit", "Replace old_string with new_string in a file inside the workspace. "
              "old_string must match exactly and be unique unless replace_all is true.",
              object_schema({"file_path": path_arg, "old_string": {"type": "string"},
                             "new_string": {"type": "string"}},
                            {"replace_all": {"type": "boolean"}}), edit,
-             preview=lambda args: edit_preview(workspace, args)),
+             preview=lambda args: edit_preview(workspace, args, read_capped)),
     ]

@@ -9,11 +9,14 @@ setting the user forgot.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from models.base import ModelError
 from models.catalog import CatalogUnavailable, ModelInfo, format_catalog
 from tools.base import Tool, ToolResult, error, object_schema
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 MAX_OUTPUT_CHARS = 24_000
 DESCRIPTION = ("List the models this endpoint offers, one per line, with the context window where "
@@ -41,3 +44,9 @@ def make_list_models_tool(list_models: Callable[[], list[ModelInfo]] | None,
         return ToolResult(listing)
 
     return Tool("ListModels", DESCRIPTION, object_schema({}), run, read_only=True)
+
+
+def list_models_layer(agent: "Agent") -> None:
+    """The layer: ListModels over the agent's model's catalog, if it has one."""
+    tool = make_list_models_tool(getattr(agent.model, "list_models", None), lambda: agent.model.name)
+    agent.executor.tools[tool.name] = tool

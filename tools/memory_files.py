@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.files import write_inside
+from tools.own_files import write_inside
 from tools.paths import inside
 from tools.safe_read import read_capped
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.files import OWN_FOLDER, write_inside
+from tools.own_files import OWN_FOLDER, write_inside
 from tools.paths import OutsideWorkspace, inside
 
 PLANS_FOLDER = Path(OWN_FOLDER) / "plans"

@@ -1,7 +1,9 @@
 """EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out.
 
 ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is
-injected by index.py (a fake in tests) and answers with a PlanReview. The four
+injected by index.py (a fake in tests) and answers with a PlanReview (the UI
+reads the user's y/e/n into one: ui/callbacks.py `plan_review`). It runs only
+while planning; outside plan mode it refuses and nobody is asked. The four
 outcomes:
   approve  → plan saved, plan mode left through state.leave_plan_mode, model told to start
              (in the mode in force before, or in the one the user chose: edit accepts edits)
@@ -23,6 +25,8 @@ from tools import plan_mode_text
 from tools.base import Tool, ToolResult, error, object_schema
 from tools.plan_file import save_plan
 
+ENTER_PLAN_MODE = "EnterPlanMode"
+EXIT_PLAN_MODE = "ExitPlanMode"
 APPROVED = "The user approved your plan."
 WORKING_MODES = {
     PermissionMode.BUILD: "the user is asked before each file change or command that changes things",
@@ -33,6 +37,8 @@ NOT_APPROVED = ("The user did not approve the plan. You are still in plan mode: 
                 "message that follows, revise the plan, and call ExitPlanMode again.")
 REJECTED = ("The user rejected the plan and wants to talk it over. You are still in plan mode. "
             "Do not call ExitPlanMode again until the user has spoken.")
+NOT_PLANNING = ("ExitPlanMode refused (rule: exit-only-in-plan-mode): plan mode is not active, so "
+                "there is nothing to exit. Carry on with the task.")
 PENDING = ("Nobody could review the plan in this run, so it awaits the user's approval: it is "
            "neither approved nor rejected, and nothing was saved. You are still in plan mode. Stop "
            "here; when the user speaks next, call ExitPlanMode again so they can review the plan.")
@@ -46,28 +52,18 @@ class PlanReview:
     feedback: str = ""
     mode: PermissionMode | None = None
 
-    @classmethod
-    def from_answer(cls, answer: str) -> "PlanReview":
-        """y approves, e approves in edit mode, n rejects, any other text is feedback (empty is n)."""
-        text = answer.strip()
-        if text.lower() in {"y", "yes"}:
-            return cls("approve")
-        if text.lower() in {"e", "edit"}:
-            return cls("approve", mode=PermissionMode.EDIT)
-        if text.lower() in {"", "n", "no"}:
-            return cls("reject")
-        return cls("feedback", text)
-
 
 def make_plan_mode_tools(workspace: Path, state: AppState,
                          present: Callable[[str], PlanReview]) -> list[Tool]:
     """EnterPlanMode and ExitPlanMode, with ExitPlanMode's review injected as `present`."""
     def enter(args: dict[str, Any]) -> ToolResult:
-        entered = state.enter_plan_mode("EnterPlanMode")
+        entered = state.enter_plan_mode(ENTER_PLAN_MODE)
         return ToolResult(("" if entered else "Plan mode was already on.\n") +
                           plan_mode_text.full_instructions())
 
     def exit_plan(args: dict[str, Any]) -> ToolResult:
+        if not state.plan_mode:
+            return error(NOT_PLANNING)
         plan = args["plan"].strip()
         if not plan:
             return error("The plan is empty; write the plan as markdown in the plan argument.")
@@ -91,10 +87,10 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
                           f"## Approved Plan:\n{plan}", summary=f"plan approved ({state.mode_label} mode)")
 
     return [
-        Tool("EnterPlanMode", "Switch to plan mode before a non-trivial change: research with "
+        Tool(ENTER_PLAN_MODE, "Switch to plan mode before a non-trivial change: research with "
              "read-only tools, then present a plan with ExitPlanMode. No approval needed to enter.",
              object_schema({}), enter, allowed_in_plan_mode=True),
-        Tool("ExitPlanMode", "Present your implementation plan (markdown) to the user for approval. "
+        Tool(EXIT_PLAN_MODE, "Present your implementation plan (markdown) to the user for approval. "
              "This is the only way to leave plan mode; never ask 'is this plan OK?' in prose.",
              object_schema({"plan": {"type": "string", "description": "The plan, in markdown."}}),
              exit_plan, allowed_in_plan_mode=True, requires_user=True),

@@ -3,8 +3,9 @@
 UI-free data: the command a Bash call will run, the unified diff an Edit will
 make, the content (or the diff against the existing file) a Write will leave.
 The console draws it (ui/preview.py); the core only computes it. A preview
-never changes anything: it reads the file the call names, the safe way
-(tools/safe_read.py), and only inside the workspace, where the call can act.
+never changes anything: it reads the file the call names with the file tools'
+reader (`read_capped`, the safe one once tools/safe_read.py's layer is on), and
+only inside the workspace, where the call can act.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import difflib
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from tools.paths import outside_workspace, resolve, shown
-from tools.safe_read import read_capped
+
+Reader = Callable[..., tuple[str, bool]]  # (path, limit, errors="replace") → (text, whether cut)
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,8 @@ def diff_preview(before: str, after: str, name: str) -> Preview:
                    sum(line.startswith("-") for line in body))
 
 
-def current_text(path: Path) -> str | None:
-    """The file's text, read the safe way; None when it cannot be read whole."""
+def current_text(path: Path, read_capped: Reader) -> str | None:
+    """The file's text, read with `read_capped`; None when it cannot be read whole."""
     try:
         text, cut = read_capped(path)
     except OSError:
@@ -62,13 +64,13 @@ def current_text(path: Path) -> str | None:
     return None if cut else text
 
 
-def edit_preview(workspace: Path, args: dict[str, Any]) -> Preview:
+def edit_preview(workspace: Path, args: dict[str, Any], read_capped: Reader) -> Preview:
     """The diff an Edit will make; the bare old→new diff when the file or the text is missing."""
     path = resolve(workspace, args["file_path"])
     name = shown(workspace, path)
     old, new = args["old_string"], args["new_string"]
     outside = bool(outside_workspace(workspace, path))
-    text = None if outside else current_text(path)
+    text = None if outside else current_text(path, read_capped)
     if text is None or not old or old not in text:
         problem = ("is outside the workspace" if outside else "cannot be read" if text is None
                    else "does not contain old_string")
@@ -77,7 +79,7 @@ def edit_preview(workspace: Path, args: dict[str, Any]) -> Preview:
     return diff_preview(text, after, name)
 
 
-def write_preview(workspace: Path, args: dict[str, Any]) -> Preview:
+def write_preview(workspace: Path, args: dict[str, Any], read_capped: Reader) -> Preview:
     """A new file's content, or the diff against the file the Write replaces."""
     path = resolve(workspace, args["file_path"])
     name = shown(workspace, path)
@@ -85,7 +87,7 @@ def write_preview(workspace: Path, args: dict[str, Any]) -> Preview:
     if outside_workspace(workspace, path):
         return Preview("content", content, name, added=len(content.splitlines()),
                        note=f"{name} is outside the workspace: this write will fail")
-    text = current_text(path) if path.is_file() else None
+    text = current_text(path, read_capped) if path.is_file() else None
     if text is None:
         return Preview("content", content, name, added=len(content.splitlines()))
     return diff_preview(text, args["content"], name)

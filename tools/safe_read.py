@@ -1,4 +1,8 @@
-"""Reading a file a model named without acting on it: the one way host-side code does it.
+"""Reading a file a model named without acting on it: the file tools' hardening layer.
+
+`hardened_reads_layer` rebuilds Read, Write and Edit (and their previews) with
+`read_capped` as their reader, in place of the core's plain one; the /diff
+tracker, compaction and memory read with it too.
 
 Read, the previews of Write and Edit, Edit itself and the /diff tracker all read
 files whose names came from the model, in the stepagent process itself, outside
@@ -31,10 +35,14 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from tools.files import MAX_READ_BYTES, make_file_tools
 from tools.read_view import read_through_view, view_reader
 
-MAX_READ_BYTES = 10_000_000
+if TYPE_CHECKING:
+    from agent.loop import Agent
+
 KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
 PSEUDO_FILESYSTEMS = {  # statfs f_type values, from linux/magic.h
@@ -43,6 +51,11 @@ PSEUDO_FILESYSTEMS = {  # statfs f_type values, from linux/magic.h
     0xCAFE4A11: "bpffs", 0xDE5E81E4: "efivarfs", 0x6165676C: "pstore",
 }
 _STATFS_BUFFER = 256  # larger than struct statfs on every Linux ABI; f_type is its first field
+
+
+def hardened_reads_layer(agent: "Agent") -> None:
+    """The layer: the agent's Read, Write and Edit read host files only the safe way."""
+    agent.executor.tools.update({tool.name: tool for tool in make_file_tools(agent.workspace, read_capped)})
 
 
 class NotARegularFile(OSError):

@@ -21,7 +21,7 @@ never searched: their files act when read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.bash.sandbox.bwrap import search_view_argv
@@ -29,6 +29,9 @@ from tools.bash.sandbox.status import Layers, detect_layers
 from tools.ignore_files import ignore_tree, in_kernel_folder, stray_ignore_file
 from tools.paths import resolve, shown
 from tools.ripgrep import TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 MAX_RESULTS = 200
 
@@ -114,3 +117,8 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
              object_schema({"pattern": {"type": "string"}},
                            {**optional_path, "glob": {"type": "string"}}), grep, read_only=True),
     ]
+
+
+def search_layer(agent: "Agent") -> None:
+    """The layer: Glob and Grep for the agent, searching in a read-only view where bubblewrap runs."""
+    agent.executor.tools.update({tool.name: tool for tool in make_search_tools(agent.workspace)})

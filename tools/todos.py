@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.events import Todo
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 STATUSES = ("pending", "in_progress", "completed")
 PRIORITIES = ("high", "medium", "low")
@@ -59,3 +62,13 @@ def make_todo_tools(state: AppState) -> list[Tool]:
              allowed_in_plan_mode=True),
         Tool("TodoRead", "Read the current todo list.", object_schema({}), read, read_only=True),
     ]
+
+
+def todo_layer(agent: "Agent") -> None:
+    """The layer: TodoWrite and TodoRead, on the agent's state."""
+    agent.executor.tools.update({tool.name: tool for tool in make_todo_tools(agent.state)})
+
+
+def todo_lines(todos: tuple[Todo, ...]) -> str:
+    """The todo list as numbered lines for the model."""
+    return "\n".join(f"{n}. [{t.status}] {t.content}" for n, t in enumerate(todos, 1)) or "(empty)"

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from agent.events import AskCountdown
+from tools.ask_user import AskCountdown
 
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application

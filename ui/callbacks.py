@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from agent.approval import Approve, PermissionAnswer, PermissionRequest
-from state import AppState
+from state import AppState, PermissionMode
 from tools.ask_user import Answers, Questionnaire
 from tools.plan_mode import PlanReview
 from ui.ask import headless_ask, interactive_ask
@@ -23,7 +23,7 @@ from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.type_ahead import asking_fresh
 
-YES, ALWAYS, NO = {"y", "yes"}, {"a", "always"}, {"", "n", "no"}
+YES, ALWAYS, NO, EDITS = {"y", "yes"}, {"a", "always"}, {"", "n", "no"}, {"e", "edit"}
 
 
 def _answer(ask: Callable[[str], str], question: str) -> str:
@@ -45,6 +45,18 @@ def permission_answer(text: str) -> PermissionAnswer:
     return PermissionAnswer(False, feedback=word)
 
 
+def plan_review(text: str) -> PlanReview:
+    """y approves, e approves in edit mode, n (or nothing) rejects, any other text is feedback."""
+    word = text.strip()
+    if word.lower() in YES:
+        return PlanReview("approve")
+    if word.lower() in EDITS:
+        return PlanReview("approve", mode=PermissionMode.EDIT)
+    if word.lower() in NO:
+        return PlanReview("reject")
+    return PlanReview("feedback", word)
+
+
 def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[PermissionRequest], PermissionAnswer]:
     """Show what the call will do, then ask: yes, yes for this session, no, or feedback."""
     def approve(request: PermissionRequest) -> PermissionAnswer:
@@ -60,7 +72,7 @@ def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
 def interactive_confirm(ask: Callable[[str], str]) -> Callable[[str], bool]:
     """A yes/no question outside a tool call (such as forking a busy session); only y or yes is yes."""
     def confirm(question: str) -> bool:
-        return _answer(ask, f"{question} [y/N] ").strip().lower() in {"y", "yes"}
+        return _answer(ask, f"{question} [y/N] ").strip().lower() in YES
     return confirm
 
 
@@ -73,7 +85,7 @@ def interactive_present(view: ConsoleView, ask: Callable[[str], str],
         asks = ", which asks before each edit" if mode == "build" else ""
         view.notice(f"y = approve and go on in {mode} mode{asks} · e = approve and accept edits "
                     "(edit mode) · n = reject · or type feedback to keep planning", style="dim")
-        return PlanReview.from_answer(_answer(ask, "Approve this plan? [y/e/n] "))
+        return plan_review(_answer(ask, "Approve this plan? [y/e/n] "))
     return present
 
 

@@ -25,13 +25,16 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.approval import PermissionRequest
-from agent.events import (BackgroundProcess, Event, LeftRunningStopped, MemoryChanged, ModeChanged,
-                          SubAgentDecision, SubAgentFinished, SubAgentStarted, Todo, TodosChanged,
-                          ToolDecision, ToolFinished, ToolRequested, ToolStarted)
+from agent.events import (Event, ModeChanged, Todo, TodosChanged, ToolDecision, ToolFinished,
+                          ToolRequested, ToolStarted)
+from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
 from models.base import Notice
 from tools.base import counted
 from tools.bash.left_running import LeftProcess, describe
+from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
+from tools.memory import MemoryChanged
+from tools.plan_mode import EXIT_PLAN_MODE
 from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
 from ui.safe_text import reveal, safe, safe_line, safe_markdown
@@ -67,7 +70,7 @@ def call_line(tool: str, args: dict[str, Any], reviewed_here: bool = True) -> Te
     else:
         shown = _summarise(args)
     line.append(f"({shown})", style="dim" if tool != "Bash" else "")
-    if tool == "ExitPlanMode" and reviewed_here:
+    if tool == EXIT_PLAN_MODE and reviewed_here:
         line.append("  waiting for your review", style="magenta")
     return line
 

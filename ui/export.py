@@ -19,9 +19,9 @@ from typing import Any
 
 from agent.events import mode_label
 from session.live import Session
-from session.reminders import reminder_kind
+from agent.history import reminder_kind
 from session.store import StoreUnavailable
-from tools.files import OWN_FOLDER, write_atomically, write_inside
+from tools.own_files import OWN_FOLDER, write_atomically, write_inside
 
 EXPORTS = Path(OWN_FOLDER) / "exports"
 HEADING = "# stepagent session "

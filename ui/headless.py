@@ -28,6 +28,7 @@ from agent.events import Event, MessageAdded, ToolDecision, ToolFinished
 from agent.loop import Agent, TurnOutcome
 from session.usage import UsageMeter
 from tools.bash.left_running import left_by, this_stepagent
+from tools.plan_mode import EXIT_PLAN_MODE
 from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.startup import resume_command
@@ -65,7 +66,7 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: st
 
 
 def _plan_unapproved(outcome: TurnOutcome) -> bool:
-    return outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode"
+    return outcome.ending == "ended_by_tool" and outcome.tool == EXIT_PLAN_MODE
 
 
 def exit_code(outcome: TurnOutcome, plan: str) -> int:
@@ -122,7 +123,7 @@ def last_plan(messages: list[dict[str, Any]]) -> str:
     """The plan of the latest ExitPlanMode call in the history, '' if none."""
     for message in reversed(messages):
         for call in reversed(message.get("tool_calls") or []):
-            if call["function"]["name"] == "ExitPlanMode":
+            if call["function"]["name"] == EXIT_PLAN_MODE:
                 try:
                     return str(json.loads(call["function"]["arguments"]).get("plan", ""))
                 except (ValueError, AttributeError):

@@ -13,13 +13,13 @@ import subprocess
 from pathlib import Path
 
 from session.live import Session
+from tools.memory import memory_of
 from tools.memory_files import MemoryFolder
 
 
 def memory_folder(session: Session) -> MemoryFolder | None:
-    """The running session's memory folder, None when it has no home."""
-    agent = session.agent
-    return MemoryFolder(agent.home, agent.workspace) if agent.home else None
+    """The running session's memory folder, None when it has no memory layer."""
+    return memory_of(session.agent)
 
 
 def list_memories(folder: MemoryFolder) -> str:

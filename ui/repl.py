@@ -28,6 +28,7 @@ from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from state import MODE_CYCLE, AppState
 from tools.bash.left_running import left_by, this_stepagent
+from tools.plan_mode import EXIT_PLAN_MODE
 from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.completion import SlashCompleter
@@ -195,7 +196,7 @@ def report_outcome(outcome: TurnOutcome, view: ConsoleView) -> None:
     if outcome.ending == "interrupted":
         view.notice("Turn cancelled (Ctrl-C). The conversation is intact; go on when ready.",
                     style="yellow")
-    elif outcome.ending == "ended_by_tool" and outcome.tool == "ExitPlanMode":
+    elif outcome.ending == "ended_by_tool" and outcome.tool == EXIT_PLAN_MODE:
         view.notice("Plan rejected. Plan mode stays on; tell the agent what you want.", style="yellow")
     elif outcome.error:
         view.error(outcome.error)

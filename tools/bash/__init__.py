@@ -1,2 +1,3 @@
-"""Everything about Bash in one place: the tool (tool.py), the read-only classifier its
-judge uses (classifier/), and the OS sandbox plan-mode commands run in (sandbox/)."""
+"""Bash's hardening layer in one place: the hardened tool (tool.py) and the one function
+that attaches it (layer.py), the read-only classifier its judge uses (classifier/), and the
+OS sandbox plan-mode commands run in (sandbox/)."""

@@ -1,4 +1,4 @@
-"""When plan mode begins, stop what earlier Bash calls left running.
+"""When plan mode begins, stop what earlier Bash calls left running (a layer of the Bash feature).
 
 Part of the promise "while plan mode is on, nothing changes": a process that a
 build-mode or yolo call left running (left_running.py finds them) would go on
@@ -39,11 +39,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import BackgroundProcess, Event, EventBus, LeftRunningStopped, ModeChanged
+from typing import TYPE_CHECKING
+
+from agent.events import Event, EventBus, ModeChanged
 from tools.bash.left_running import LeftProcess, left_in, still_running, topmost
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 FREEZE_ROUNDS = 10
 KILL_WAIT_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class BackgroundProcess(Event):
+    """A process a Bash call left running: its pid and command name (which it chose itself)."""
+
+    pid: int
+    name: str
+
+
+@dataclass(frozen=True)
+class LeftRunningStopped(Event):
+    """Plan mode began, so what earlier Bash calls left running was stopped (or could not be)."""
+
+    stopped: tuple[BackgroundProcess, ...]
+    still_running: tuple[BackgroundProcess, ...] = ()
 
 
 @dataclass
@@ -52,6 +73,11 @@ class Sweep:
 
     stopped: list[LeftProcess] = field(default_factory=list)
     still_running: list[LeftProcess] = field(default_factory=list)
+
+
+def stop_left_running_layer(agent: "Agent") -> None:
+    """The layer: whenever the agent's plan mode begins, stop what its Bash calls left running."""
+    agent.state.events.subscribe(stop_when_planning(agent.state.events, agent.workspace))
 
 
 def stop_when_planning(events: EventBus, workspace: Path) -> Callable[[Event], None]:

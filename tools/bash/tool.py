@@ -1,9 +1,11 @@
-"""Bash: run a shell command in the workspace.
+"""Bash, hardened: the tool the Bash layer (layer.py) puts in place of the core's plain one.
 
 Its `judge` is the read-only classifier (classifier/), which the hooks read:
 the plan-mode guard lets only read-only commands through, and build mode asks
-before any other. While planning, the command also runs inside the OS sandbox
-(sandbox/launch.py), which contains arbitrary code by itself. Git's
+before any other. The executor judges each call once and hands that decision
+to `run_decided`: a call decided while planning runs inside the OS sandbox
+(sandbox/launch.py), which contains arbitrary code by itself; the handler
+never reads the plan flag or classifies again. Git's
 config-driven programs (fsmonitor, hooks, implicit bare repositories, signature
 checks: a repository's `format.pretty = %G?` makes a plain `git log` run its
 gpg.program) are switched off while planning, and in every mode for a command the
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from state import AppState
-from tools.base import Tool, ToolResult, object_schema
+from tools.base import CallDecision, Tool, ToolResult
 from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
@@ -39,10 +41,9 @@ from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import runs_unasked, unasked_launch
 from tools.judgement import Judgement
+from tools.plain_bash import PARAMETERS, timeout_of
 from tools.preview import command_preview
 
-DEFAULT_TIMEOUT = 120
-MAX_TIMEOUT = 600
 NO_PROMPTS = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 GIT_SETTINGS_FOR_READS = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null",
                           "safe.bareRepository": "explicit", "log.showSignature": "false",
@@ -60,20 +61,23 @@ def git_environment(settings: dict[str, str]) -> dict[str, str]:
 
 def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], Judgement],
                    layers: Callable[[], Layers] = detect_layers) -> Tool:
-    """The Bash tool; `layers` is a seam for tests that take a sandbox layer away."""
+    """The Bash tool; `layers` is a seam for tests that take a sandbox layer away.
+
+    Called directly (`handler`, as tests do), it decides the call itself, once, from the state now.
+    """
     cgroup = SharedCgroup()
     first_plan_call = [True]
 
-    def run(args: dict[str, Any]) -> ToolResult:
-        command = args["command"]
-        timeout = min(int(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
+    def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
+        command, planning = args["command"], decided.plan_mode
+        timeout = timeout_of(args)
         marker = new_call_marker(workspace)
         env = {**os.environ, **NO_PROMPTS, VARIABLE: marker}
-        read_only = classify(command).read_only
-        if state.plan_mode or read_only:
+        read_only = decided.judgement.read_only
+        if planning or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
-        if not state.plan_mode:
-            unasked = runs_unasked(state.plan_mode, state.permission_mode, read_only)
+        if not planning:
+            unasked = runs_unasked(planning, state.permission_mode, read_only)
             with unasked_launch() if unasked else nullcontext(Launch()) as launch:
                 outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
                                       env, timeout, launch.in_child)
@@ -94,14 +98,14 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
             return narrow(args["command"], layers())
         return judgement
 
+    def decide_now(args: dict[str, Any]) -> ToolResult:
+        return run(args, CallDecision(judge(args), state.plan_mode))
+
     return Tool("Bash", "Run a bash command in the workspace and return its output and exit code. "
                 "While planning only read-only commands run (ls, cat, grep, find without actions, "
                 "git status/log/diff/show…), and they may see a private, empty /tmp and /run: read "
                 "files there with Read.",
-                object_schema({"command": {"type": "string"}},
-                              {"timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT,
-                                           "description": "Seconds (default 120)."}}),
-                run, judge=judge, preview=command_preview)
+                PARAMETERS, decide_now, judge=judge, preview=command_preview, run_decided=run)
 
 
 def _result(outcome: Outcome, timeout: int, left: list[LeftProcess]) -> ToolResult:

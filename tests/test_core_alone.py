@@ -1,0 +1,80 @@
+"""The core alone is safe while planning, and with the product's layers a Bash call is judged once.
+
+A hostile model gets the core with no layer (plain Bash, plain files): nothing
+it calls while planning changes the workspace. With the product's layers, the
+Bash classifier is asked exactly once per call whatever the mode, and the
+sandbox is chosen by that one decision: a classifier that wrongly says "read-only"
+still cannot get a plan-mode command out of the sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.assemble import assemble
+from models.scripted import ScriptedModel
+from state import AppState
+from tests.harness import Session, call, turn
+from tests.test_sandbox import DETECTED
+from tools.judgement import READ_ONLY, Judgement
+from tools.plan_mode import PlanReview
+
+ATTEMPTS = [call("Write", file_path="x.txt", content="x"),
+            call("Edit", file_path="keep.txt", old_string="kept", new_string="gone"),
+            call("Bash", command="echo gone > keep.txt; touch x.txt"),
+            call("Bash", command="ls"),
+            call("ExitPlanMode", plan="")]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("mode", ["build", "edit", "yolo"])
+def test_with_only_the_core_nothing_changes_while_planning(tmp_path, mode):
+    (tmp_path / "keep.txt").write_text("kept")
+    before = snapshot(tmp_path)
+    state = AppState()
+    state.select(mode, "test")
+    state.enter_plan_mode("test")
+    asked: list[str] = []
+    model = ScriptedModel([turn("", *ATTEMPTS), turn("done")])
+    agent = assemble(tmp_path, state, model, lambda plan: PlanReview("approve"),
+                     lambda request: asked.append(request.tool) or True)
+    agent.run_turn("change things")
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert len(results) == len(ATTEMPTS)
+    assert all("plan-mode-guard" in result for result in results[:4])
+    assert snapshot(tmp_path) == before and state.plan_mode and not asked
+
+
+def counting(verdict: Judgement) -> tuple[list[str], object]:
+    seen: list[str] = []
+
+    def classify(command: str) -> Judgement:
+        seen.append(command)
+        return verdict
+    return seen, classify
+
+
+@pytest.mark.parametrize("mode", ["plan", "build", "edit", "yolo"])
+def test_each_bash_call_is_judged_once(workspace, mode):
+    seen, classify = counting(READ_ONLY)
+    session = Session(workspace, [turn("", call("Bash", command="ls"), call("Bash", command="pwd")),
+                                  turn("done")], mode=mode, classifier=classify)
+    session.run()
+    assert seen == ["ls", "pwd"]
+    assert all("exit code 0" in result for result in session.tool_results())
+
+
+def test_a_write_the_classifier_misses_still_runs_in_the_sandbox(workspace):
+    if DETECTED.bwrap is None:
+        pytest.skip("no bubblewrap here: the sandbox under plan-mode Bash is not complete")
+    seen, lying = counting(READ_ONLY)
+    session = Session(workspace, [turn("", call("Bash", command="touch planted")), turn("done")],
+                      mode="plan", classifier=lying)
+    session.run()
+    assert seen == ["touch planted"]
+    assert not (workspace / "planted").exists()
