@@ -1,27 +1,35 @@
-"""Streamed markdown: time from the last chunk to the finished screen, for a 150-line answer.
+"""Streamed markdown against rich printing the same answer once, at 150 and at 1,500 lines.
 
     .venv/bin/python bench/render.py
 
-Compares stepagent's block-at-a-time stream (ui/markdown_stream.py) with
-printing the same answer at once as markdown, and as plain text, on a 100×40
-terminal (the output goes to a buffer, with terminal codes on). Also shows the
-old way, one live area redrawn whole, for the record.
+The headline is stepagent's block-at-a-time stream (ui/markdown_stream.py) from
+its first chunk to the finished screen (every chunk fed, then `finish`), over
+printing the same answer at once as markdown, timed in turn on a 100×40
+terminal (the output goes to a buffer, with terminal codes on). The chunks come
+as fast as the stream can take them, so what is measured is the drawing alone.
+Target: ≤ 1.5× at both lengths, so the stream is linear in length as printing
+is. Also shown: the time from the last chunk to the finished screen, plain text
+at once, and the old way (one live area redrawn whole) for the record.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import statistics
+import sys
 import time
 
-from common import ROOT  # noqa: F401  (puts the project root on sys.path)
+from common import Targets, conditions, paired
 from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 
 from ui.markdown_stream import MarkdownStream
 
-RUNS = 5
+RUNS = 7
+LENGTHS = (150, 1_500)
+TARGET = 1.5
 
 
 def long_answer(lines: int = 150) -> str:
@@ -91,23 +99,31 @@ def plain(text: str) -> float:
     return time.perf_counter() - start
 
 
-def median_of(action, runs: int = RUNS) -> tuple[float, ...]:
-    results = sorted(action() for _ in range(runs))
-    return results[len(results) // 2]
+def main() -> int:
+    print(conditions())
+    targets = Targets()
+    for lines in LENGTHS:
+        answer = long_answer(lines)
+        streams, wholes = [], []
+        for _ in range(RUNS):
+            streams.append(streamed(answer))
+            wholes.append(at_once(answer))
+        against = paired([feeding + finishing for feeding, finishing in streams], wholes)
+        print(f"answer: {len(answer.splitlines())} lines, {len(pieces(answer))} chunks; "
+              f"median of {RUNS} runs in turn")
+        print(f"  streamed by block, first chunk → finished screen: {against.measured * 1000:7.1f} ms "
+              f"(last chunk → finished screen {statistics.median(f for _, f in streams) * 1000:.1f} ms)")
+        print(f"  printed at once as markdown:                      {against.reference * 1000:7.1f} ms")
+        print(f"  streamed / at once: {against} "
+              f"{targets.check(f'stream at {lines} lines', against.median, TARGET, f'{TARGET}×')}")
+        print(f"  printed at once as plain text:                    "
+              f"{statistics.median(plain(answer) for _ in range(RUNS)) * 1000:7.1f} ms")
+        if lines == LENGTHS[0]:
+            old_feed, old_finish = redrawn_whole(answer)
+            print(f"  old way, whole answer redrawn: feeding {old_feed * 1000:.0f} ms, "
+                  f"last chunk → end {old_finish * 1000:.1f} ms")
+    return targets.exit_code()
 
 
 if __name__ == "__main__":
-    answer = long_answer()
-    count = len(answer.splitlines())
-    feeding, finishing = median_of(lambda: streamed(answer))
-    whole = median_of(lambda: (at_once(answer),))[0]
-    text_only = median_of(lambda: (plain(answer),))[0]
-    old_feed, old_finish = median_of(lambda: redrawn_whole(answer), runs=1)
-    print(f"answer: {count} lines, {len(pieces(answer))} chunks; median of {RUNS} runs")
-    print(f"  streamed by block:   last chunk → finished screen {finishing * 1000:7.1f} ms "
-          f"(feeding all chunks {feeding * 1000:.0f} ms)")
-    print(f"  printed at once as markdown:                     {whole * 1000:7.1f} ms "
-          f"(streamed/at once = {finishing / whole:.2f}×)")
-    print(f"  printed at once as plain text:                   {text_only * 1000:7.1f} ms")
-    print(f"  old way, whole answer redrawn: last chunk → end  {old_finish * 1000:7.1f} ms "
-          f"(feeding all chunks {old_feed * 1000:.0f} ms)")
+    sys.exit(main())

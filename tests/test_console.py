@@ -117,9 +117,9 @@ def rendered_at_once(text: str) -> str:
     return console.file.getvalue()
 
 
-def rendered_streamed(text: str, pieces: list[str]) -> str:
+def rendered_streamed(text: str, pieces: list[str], print_every: float) -> str:
     console = Console(file=io.StringIO(), width=70, color_system=None)
-    stream = MarkdownStream(console)
+    stream = MarkdownStream(console, print_every=print_every)
     for piece in pieces:
         stream.feed(piece)
     stream.finish()
@@ -133,8 +133,10 @@ BLOCKS = ["# Title", "## Section", "A paragraph with **bold** and `code`.\nSecon
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=8), st.integers(1, 12))
-def test_streamed_markdown_prints_what_the_whole_answer_renders(blocks, size):
+@given(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=8), st.integers(1, 12),
+       st.sampled_from([0.0, 3600.0]))
+def test_streamed_markdown_prints_what_the_whole_answer_renders(blocks, size, print_every):
+    """Whether each finished block is printed at once or they wait and go out together."""
     text = "\n\n".join(blocks) + "\n"
     pieces = [text[i:i + size] for i in range(0, len(text), size)]
-    assert rendered_streamed(text, pieces) == rendered_at_once(text)
+    assert rendered_streamed(text, pieces, print_every) == rendered_at_once(text)
