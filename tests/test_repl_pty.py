@@ -100,6 +100,7 @@ def test_ctrl_c_cancels_a_running_command_and_the_repl_goes_on(workspace, tmp_pa
         terminal.expect(r"Allow\? \[")
         terminal.sendline("y")
         terminal.expect("allowed by you")
+        terminal.expect("Running")  # the command runs: Ctrl-C is a signal now, no longer a key the question reads
         terminal.child.sendintr()
         terminal.expect("Turn cancelled")
         terminal.sendline("go on")
