@@ -81,24 +81,24 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
     Without `home` there is no memory, without `store` no ReadSessionContext.
     """
     tool_layers: list[Layer] = [
-        hardened_reads_layer,                    # tools/safe_read.py: Read/Write/Edit read host files safely
-        partial(bash_layer, classifier=classifier),  # tools/bash/layer.py: judged once, sandboxed while planning
-        search_layer,                            # tools/search.py: Glob and Grep (ripgrep, in a read-only view)
-        todo_layer,                              # tools/todos.py: TodoWrite and TodoRead
-        list_models_layer,                       # tools/list_models.py: the endpoint's catalog
+        hardened_reads_layer,  # Read, Write and Edit read host files the safe way
+        partial(bash_layer, classifier=classifier),  # judged once, sandboxed while planning
+        search_layer,  # Glob and Grep: ripgrep, in a read-only view
+        todo_layer,  # TodoWrite and TodoRead
+        list_models_layer,  # ListModels: the endpoint's catalog
     ]
     if home is not None:
-        tool_layers.append(partial(memory_layer, home=home))          # tools/memory.py: tools + prompt section
+        tool_layers.append(partial(memory_layer, home=home))  # Remember, Forget, the memory section
     if store is not None:
-        tool_layers.append(partial(session_context_layer, store=store))  # session/context_tool.py
+        tool_layers.append(partial(session_context_layer, store=store))  # ReadSessionContext
     return [
         *tool_layers,
-        partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # tools/ask_user.py: AskUserQuestion
-        stop_left_running_layer,                 # tools/bash/stop_left_running.py: plan mode stops leftovers
-        partial(subagent_layer, child_layers=tool_layers, model_named=model_named),  # agent/subagents.py
-        partial(compaction_layer, window_tokens=window[0], share=window[1]),  # session/compaction.py
-        reminders_layer,                         # session/reminders.py: plan-mode and todo reminders
-        mentions_layer,                          # session/mentions.py: #sess_… points at ReadSessionContext
+        partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # AskUserQuestion
+        stop_left_running_layer,  # plan mode stops what Bash calls left running
+        partial(subagent_layer, child_layers=tool_layers, model_named=model_named),  # Agent
+        partial(compaction_layer, window_tokens=window[0], share=window[1]),
+        reminders_layer,  # plan-mode, plan-ended and todo reminders
+        mentions_layer,  # a #sess_… in the user's message points at ReadSessionContext
     ]
 
 

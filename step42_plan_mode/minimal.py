@@ -54,7 +54,7 @@ def show(event: Event) -> None:
     elif isinstance(event, ToolDecision) and event.decision != "allow":
         print(f"[{event.tool} {event.decision}: {event.reason}]")
     elif isinstance(event, ToolFinished):
-        print(f"[{event.tool}: {event.summary or event.content.splitlines()[0] if event.content else ''}]")
+        print(f"[{event.tool}: {event.summary or (event.content.splitlines() or [''])[0]}]")
 
 
 def main(argv: list[str]) -> int:

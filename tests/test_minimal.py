@@ -16,8 +16,9 @@ from tests.test_layout import CORE
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = {"step42_plan_mode", "step42_plan_mode.lesson_model", "step42_plan_mode.minimal"}
-FILES_AT_MOST = 31  # the issue's target is 20 (see the note in step42_plan_mode/README.md)
-LINES_AT_MOST = 2_350  # the issue's target is 2,200
+# Today 31 files (5 of them package __init__s) and about 2,300 lines: the aim was 20 and 2,200.
+FILES_AT_MOST = 31
+LINES_AT_MOST = 2_350
 LOADED = """
 import runpy, sys
 try:

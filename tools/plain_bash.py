@@ -6,6 +6,11 @@ ask before it. The core alone is safe with it: a plan cannot be broken through
 a shell it does not let run. The hardening layer (tools/bash/layer.py:
 `bash_layer`) replaces this tool with one that judges each command (the
 read-only classifier) and runs plan-mode commands in the OS sandbox.
+
+Each call's process group is killed when the call ends. What a command the
+user allowed outside plan mode moved out of that group (`setsid … &`) keeps
+running, into plan mode too: the core alone cannot find it; the Bash layer's
+companion (tools/bash/stop_left_running.py) stops it when plan mode begins.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from tools.preview import command_preview
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
+PLAN_MODE_HINT = ("This Bash has no judge of what a command does, so no command runs while "
+                  "planning: read files with Read instead.")
 PARAMETERS = object_schema({"command": {"type": "string"}},
                            {"timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT,
                                         "description": "Seconds (default 120)."}})
@@ -53,7 +60,7 @@ def make_plain_bash(workspace: Path) -> Tool:
                           is_error=process.returncode != 0, summary=summary)
 
     return Tool("Bash", "Run a bash command in the workspace and return its output and exit code.",
-                PARAMETERS, run, preview=command_preview)
+                PARAMETERS, run, preview=command_preview, plan_mode_hint=PLAN_MODE_HINT)
 
 
 def _stop_group(group: int) -> None:
