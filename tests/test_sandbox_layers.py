@@ -109,9 +109,10 @@ def test_doctor_prints_a_row_per_layer(capsys, monkeypatch):
     monkeypatch.setattr(ui.doctor, "detect_layers", lambda: NO_BWRAP)
     assert index.main(["--doctor"]) == 0
     shown = capsys.readouterr().out
-    for layer in ("classifier", "bubblewrap", "Landlock", "seccomp", "limits"):
+    for layer in ("classifier", "bubblewrap", "Landlock", "seccomp", "leases", "limits"):
         assert layer in shown
     assert "no" in shown and "repository-configured" in " ".join(shown.split())
+    assert "reads are observable" in " ".join(shown.split())
 
 
 def test_bubblewrap_without_landlock_is_named_and_narrows_git(repository):

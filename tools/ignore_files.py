@@ -17,8 +17,8 @@ and the FIFO beside the clone, so there, and everywhere without bubblewrap,
 `stray_ignore_file` looks first, as ripgrep would look (a walk that opens no
 file but the `.git` and commondir files whose first line ripgrep reads: 0.06 s
 for stepagent's own tree, 2 s for the 140,000 entries of /usr), and each file
-must be a regular file outside /proc, /sys and /dev and off the kernel's
-pseudo-filesystems. (A link swapped between the look and the search is not
+must be a regular file outside /proc, /sys and /dev, off the kernel's
+pseudo-filesystems, and without another process's lease (tools/leases.py). (A link swapped between the look and the search is not
 caught; nothing stepagent runs while planning can swap one.)
 """
 
@@ -29,6 +29,7 @@ import stat
 import time
 from pathlib import Path
 
+from tools.leases import lease_on, leases
 from tools.safe_read import pseudo_filesystem, read_bytes_capped
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
@@ -51,6 +52,11 @@ def in_kernel_folder(path: Path) -> bool:
     return any(path == Path(top) or Path(top) in path.parents for top in KERNEL_FOLDERS)
 
 
+def read_as_ignore_file(path: Path) -> bool:
+    """Whether ripgrep may open `path` to learn what to ignore, wherever the search starts."""
+    return path.name in (*IGNORE_FILES, ".git", "commondir") or path.parts[-2:] == ("info", "exclude")
+
+
 def stray_ignore_file(folder: Path, timeout: float) -> str:
     """'' when every file ripgrep would read to search `folder` is safe to open, else which one is not and why.
 
@@ -64,18 +70,19 @@ def stray_ignore_file(folder: Path, timeout: float) -> str:
         candidates += [Path(top, name) for name in IGNORE_FILES if name in files]
         if ".git" in folders or ".git" in files:
             repositories.append(Path(top))
+    held = leases()
     for path in candidates:
-        why = _unsafe(path)
+        why = _problem(path, held)
         if why:
-            return f"{path} {why}"
+            return why
     for repository in repositories:
-        why = _stray_git_file(repository, folder)
+        why = _stray_git_file(repository, folder, held)
         if why:
             return why
     return ""
 
 
-def _stray_git_file(repository: Path, cwd: Path) -> str:
+def _stray_git_file(repository: Path, cwd: Path, held: dict[tuple[int, int], int]) -> str:
     """'' when what ripgrep opens to find `repository`'s info/exclude is safe, else which file and why.
 
     As ripgrep does it: a `.git` folder holds info/exclude; a `.git` file's
@@ -88,10 +95,10 @@ def _stray_git_file(repository: Path, cwd: Path) -> str:
     except OSError:
         return ""
     if stat.S_ISDIR(kind):
-        return _problem(dot_git / "info" / "exclude")
+        return _problem(dot_git / "info" / "exclude", held)
     if not stat.S_ISREG(kind):
         return ""
-    line, why = _first_line(dot_git)
+    line, why = _first_line(dot_git, held)
     if why or line is None or not line.startswith(GITDIR):
         return why
     real = cwd / os.fsdecode(line[len(GITDIR):])
@@ -100,16 +107,16 @@ def _stray_git_file(repository: Path, cwd: Path) -> str:
         os.stat(commondir)
     except OSError:
         return ""
-    line, why = _first_line(commondir)
+    line, why = _first_line(commondir, held)
     if why or line is None:
         return why
     common = os.fsdecode(line)
-    return _problem((real if common.startswith(".") else cwd) / common / "info" / "exclude")
+    return _problem((real if common.startswith(".") else cwd) / common / "info" / "exclude", held)
 
 
-def _first_line(path: Path) -> tuple[bytes | None, str]:
+def _first_line(path: Path, held: dict[tuple[int, int], int]) -> tuple[bytes | None, str]:
     """The first line of `path` as ripgrep reads it (None where it would stop), or why it is unsafe."""
-    why = _problem(path)
+    why = _problem(path, held)
     if why:
         return None, why
     try:
@@ -126,21 +133,18 @@ def _first_line(path: Path) -> tuple[bytes | None, str]:
     return (line.removesuffix(b"\r") if data else None), ""
 
 
-def _problem(path: Path) -> str:
-    why = _unsafe(path)
-    return f"{path} {why}" if why else ""
-
-
-def _unsafe(path: Path) -> str:
+def _problem(path: Path, held: dict[tuple[int, int], int]) -> str:
+    """'' when `path` is missing or safe to open, else the path and why it is not."""
     if not os.path.lexists(path):
         return ""
     target = Path(os.path.realpath(path))
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except OSError:
         return ""
-    if not stat.S_ISREG(mode):
-        return f"leads to {target}, which is not a regular file"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path} leads to {target}, which is not a regular file"
     if in_kernel_folder(target) or pseudo_filesystem(target):
-        return f"leads to {target}, a kernel file that acts when read"
-    return ""
+        return f"{path} leads to {target}, a kernel file that acts when read"
+    leased = lease_on(info, held)
+    return f"{path}: {leased}" if leased else ""

@@ -24,6 +24,8 @@ any sandbox. Reading must therefore change nothing and always return soon:
   a file someone else owns is read through a read-only view of that file
   alone (tools/read_view.py) where bubblewrap runs, and plainly (the time
   may move; the doctor says so) where it does not;
+- never a file another process holds a lease on (tools/leases.py): opening it
+  would break the lease and signal that process;
 - at most `limit` bytes are loaded.
 """
 
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tools.files import MAX_READ_BYTES, make_file_tools
+from tools.leases import lease_on
 from tools.read_view import read_through_view, view_reader
 
 if TYPE_CHECKING:
@@ -59,7 +62,7 @@ def hardened_reads_layer(agent: "Agent") -> None:
 
 
 class NotARegularFile(OSError):
-    """A file host-side code will not read: not a regular file, or made up by the kernel."""
+    """A file host-side code will not read: not a regular file, made up by the kernel, or leased."""
 
 
 def read_capped(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
@@ -75,8 +78,12 @@ def read_capped(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace"
 
 def read_bytes_capped(path: Path, limit: int = MAX_READ_BYTES) -> tuple[bytes, bool]:
     """The bytes of a regular file, at most `limit` of them, and whether it was cut (as read_capped)."""
-    _refuse_unless_regular(os.stat(path).st_mode)
+    info = os.stat(path)
+    _refuse_unless_regular(info.st_mode)
     _refuse_pseudo_filesystem(_filesystem_type(str(path)))
+    leased = lease_on(info)
+    if leased:
+        raise NotARegularFile(0, leased)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     reader = None
     try:

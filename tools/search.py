@@ -20,13 +20,15 @@ never searched: their files act when read.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.bash.sandbox.bwrap import search_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
-from tools.ignore_files import ignore_tree, in_kernel_folder, stray_ignore_file
+from tools.ignore_files import ignore_tree, in_kernel_folder, read_as_ignore_file, stray_ignore_file
+from tools.leases import lease_on, leased_in
 from tools.paths import resolve, shown
 from tools.ripgrep import TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
 
@@ -60,12 +62,29 @@ def glob_arguments(pattern: str) -> list[str]:
     return ["--files", "--hidden", "--glob=!.git", f"--glob={pattern}"]
 
 
-def grep_arguments(pattern: str, glob: str | None = None, file: str | None = None) -> list[str]:
-    """rg's arguments for Grep: the pattern, an optional glob filter, an optional single file."""
+def grep_arguments(pattern: str, glob: str | None = None, file: str | None = None,
+                   leave_out: tuple[Path, ...] = ()) -> list[str]:
+    """rg's arguments for Grep: the pattern, a glob filter, a single file, files to leave out.
+
+    Each but the pattern is optional; the files left out are relative to the
+    searched folder, and their globs come last because later globs win."""
     filters = [f"--glob={glob}"] if glob else []
+    filters += [f"--glob=!/{_literal(path)}" for path in leave_out]
     target = ["--", file] if file else []
     return ["--line-number", "--no-heading", "--hidden", "--glob=!.git", *filters,
             f"--regexp={pattern}", *target]
+
+
+def _literal(path: Path) -> str:
+    """`path` as a glob that matches only itself."""
+    return re.sub(r"([*?\[\]{}\\!])", r"\\\1", path.as_posix())
+
+
+def _leased_note(leased: list[Path], workspace: Path) -> str:
+    if not leased:
+        return ""
+    return (f"\n(left out: {', '.join(shown(workspace, path) for path in leased)}; another process "
+            "holds a lease on each, and reading would break it and signal that process)")
 
 
 def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_layers) -> list[Tool]:
@@ -73,10 +92,14 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
 
-    def search(arguments: list[str], cwd: Path) -> Found:
+    def search(arguments: list[str], cwd: Path, leased: list[Path]) -> Found:
         if cwd == Path("/") or in_kernel_folder(cwd):
             return Found(problem=f"{cwd} is the whole file system or the kernel's own: its files act "
                          "when read (/proc/kmsg blocks, /dev/zero never ends); search a folder below /")
+        ignore_file = next((path for path in leased if read_as_ignore_file(path)), None)
+        if ignore_file:
+            return Found(problem=f"{ignore_file}: another process holds a lease on it, and ripgrep "
+                         "would open it as an ignore file (breaking the lease). Search a folder without it.")
         bwrap, tree = layers().bwrap, ignore_tree(cwd, workspace)
         stray = "" if bwrap and tree == workspace.resolve() else stray_ignore_file(cwd, TIMEOUT_SECONDS)
         if bwrap and not stray:
@@ -90,7 +113,7 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
-        found = search(glob_arguments(args["pattern"]), root)
+        found = search(glob_arguments(args["pattern"]), root, leased_in(root))
         if found.problem:
             return error(f"Glob failed: {found.problem}")
         return ToolResult(_capped(found, "files", sorted), summary=_summary(found, "file"))
@@ -103,11 +126,17 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
             return error(f"{shown(workspace, root)} is not a folder or a regular file; Grep "
                          "searches only those (reading a FIFO or a device acts on it).")
         file = None if root.is_dir() else root.name
-        found = search(grep_arguments(args["pattern"], args.get("glob"), file),
-                       root if root.is_dir() else root.parent)
+        folder = root if root.is_dir() else root.parent
+        leased = leased_in(folder) if file is None else []
+        held = "" if file is None else lease_on(root.stat())
+        if held:
+            return error(f"Grep refused {shown(workspace, root)}: {held}.")
+        found = search(grep_arguments(args["pattern"], args.get("glob"), file,
+                                      tuple(path.relative_to(folder) for path in leased)), folder, leased)
         if found.problem:
             return error(f"Grep failed: {found.problem}")
-        return ToolResult(_capped(found, "matching lines"), summary=_summary(found, "match"))
+        return ToolResult(_capped(found, "matching lines") + _leased_note(leased, workspace),
+                          summary=_summary(found, "match"))
     optional_path = {"path": {"type": "string", "description": "Folder to search (default: workspace)."}}
     return [
         Tool("Glob", "List files matching a glob pattern such as '**/*.py', respecting .gitignore.",

@@ -14,7 +14,10 @@ handles only the opening of files for reading, and grants it beneath / except:
 - /dev, of which only DEVICES (null, zero, random…): default deny, since a
   device acts when read far more often than a file does;
 - tracefs and debugfs (/sys/kernel/tracing, /sys/kernel/debug, and wherever
-  else they or another device file system are mounted).
+  else they or another device file system are mounted);
+- each file another process holds a lease on, where its holder's descriptors
+  name it (tools/leases.py): opening it would break the lease and signal
+  that process.
 Landlock can only grant, so "all but" is granted as each sibling on the way to
 what is left out. Listing folders, writing and the rest are not handled.
 /proc stays open as a whole (a process's own /proc/self could not be granted
@@ -30,6 +33,7 @@ from collections.abc import Iterator
 
 from tools.bash.sandbox.landlock import Ruleset, reading_ruleset
 from tools.bash.sandbox.mount_table import mount_points
+from tools.leases import leased_paths
 
 DEVICES = ("null", "zero", "full", "random", "urandom", "shm", "mqueue", "hugepages")
 LEFT_OUT = ("/dev", "/sys/kernel/tracing", "/sys/kernel/debug")
@@ -37,8 +41,8 @@ DEVICE_FILE_SYSTEMS = frozenset({"tracefs", "debugfs", "devtmpfs", "devpts"})
 
 
 def kernel_reads_ruleset() -> Ruleset:
-    """A ruleset under which a command may read every file but the kernel's acting ones."""
-    left_out = set(LEFT_OUT) | _device_mounts()
+    """A ruleset under which a command may read every file but the kernel's acting ones and leased ones."""
+    left_out = set(LEFT_OUT) | _device_mounts() | set(leased_paths())
     return reading_ruleset([*_everything_but(left_out), *(f"/dev/{name}" for name in DEVICES)])
 
 

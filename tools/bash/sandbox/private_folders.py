@@ -12,6 +12,10 @@ already private (bwrap.py). Kernel files that consume what they return
 wherever tracefs or debugfs is mounted: root inside the user namespace, mapped
 to root outside, may open them by owner permission alone.
 
+A file another process holds a lease on (tools/leases.py) is covered by an
+empty file no one without capabilities may read: opening the leased file would
+break the lease and signal its holder.
+
 Bubblewrap applies its options in order, so after the covers come back what
 the call needs beneath them, read-only: the workspace (tests keep theirs in
 /tmp, users may too), the home folder, the folders on PATH and stepagent's
@@ -44,6 +48,7 @@ import os
 import sys
 
 from tools.bash.sandbox.mount_table import mount_points
+from tools.leases import leased_paths
 
 COVERED_FOLDERS = ("/tmp", "/var/tmp", "/run", "/var/run", "/var/lock")
 LINKS_KEPT_IN = "/run"
@@ -75,10 +80,23 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
         argv += ["--ro-bind", path, path]
     for mount in kernel:
         argv += ["--size", str(COVER_BYTES), "--tmpfs", mount]
+    leased = [path for path in leased_paths() if _beneath_any(path, kept)
+              or not _beneath_any(path, [*covered, "/dev", "/proc"])]
+    if leased:
+        blank = _unreadable_file(os.path.dirname(scratch))
+        for path in leased:
+            argv += ["--ro-bind", blank, path]
     argv += ["--size", str(SCRATCH_BYTES), "--tmpfs", scratch]
     for folder in [*covered, *kernel]:
         argv += ["--remount-ro", folder]
     return argv
+
+
+def _unreadable_file(private: str) -> str:
+    """An empty file in the call's private folder that no one without capabilities may read."""
+    path = os.path.join(private, "leased")
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0))
+    return path
 
 
 def covered_folders() -> list[str]:

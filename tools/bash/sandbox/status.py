@@ -16,6 +16,7 @@ from tools.bash.sandbox import landlock, seccomp
 from tools.bash.sandbox.bwrap import bwrap_path
 from tools.bash.sandbox.cgroups import make_call_cgroup
 from tools.bash.sandbox.landlock_in_bwrap import perl_path
+from tools.leases import LOCKS
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Layers:
     cgroup: bool
     root: bool
     perl: str | None = None
+    leases_visible: bool = True
 
     @property
     def landlock_inside_bwrap(self) -> bool:
@@ -56,7 +58,8 @@ def detect_layers() -> Layers:
     root = os.geteuid() == 0
     return Layers(bwrap=bwrap_path(), landlock_abi=landlock.abi_version(),
                   seccomp=seccomp.architecture() is not None,
-                  cgroup=root and _cgroup_works(), root=root, perl=perl_path())
+                  cgroup=root and _cgroup_works(), root=root, perl=perl_path(),
+                  leases_visible=os.access(LOCKS, os.R_OK))
 
 
 def _cgroup_works() -> bool:
@@ -109,6 +112,15 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "" if layers.seccomp else
                  "a command can connect to unix sockets outside (tmux, docker, ssh agent)"
                  + ("" if layers.bwrap else " and change file metadata")),
+        LayerRow("leases", layers.leases_visible,
+                 "Read, Grep and plan-mode Bash refuse, leave out or cover a file another process "
+                 "holds a lease on (/proc/locks): opening it would signal that process"
+                 if layers.leases_visible else "no /proc/locks: leases cannot be seen",
+                 "reads are observable: an open shows in inotify and fanotify watches and audit "
+                 "logs, and plan-mode Bash still breaks a lease whose holder this user cannot "
+                 "inspect (another user's process)"
+                 + ("" if layers.bwrap or layers.landlock_abi else ", or any lease: without "
+                    "bubblewrap and Landlock nothing covers the file")),
         LayerRow("limits", bool(processes),
                  f"4 GiB memory per process, 64 MiB per file, {processes or 'no process cap'}",
                  "" if processes else "as root without a writable cgroup, a fork bomb runs "
