@@ -36,8 +36,9 @@ from tools.base import CallDecision, Tool, ToolResult
 from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
-from tools.bash.sandbox.launch import Launch, plan_mode_launch, remove_left_behind_scratch
+from tools.bash.sandbox.launch import Launch, plan_mode_launch
 from tools.bash.sandbox.narrowing import narrow
+from tools.bash.sandbox.scratch import remove_left_behind_scratch
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import runs_unasked, unasked_launch
 from tools.judgement import Judgement

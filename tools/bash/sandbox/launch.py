@@ -31,7 +31,7 @@ from tools.bash.sandbox.capabilities import drop_all_prefix
 from tools.bash.sandbox.limits import call_limits
 from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.kernel_reads import kernel_reads_ruleset
-from tools.bash.sandbox.scratch import make_private_folder, remove_left_behind_scratch  # noqa: F401 (tool.py imports it here)
+from tools.bash.sandbox.scratch import make_private_folder
 from tools.bash.sandbox.status import Layers
 
 
