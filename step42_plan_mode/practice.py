@@ -3,6 +3,7 @@
     ./bin/practice list
     ./bin/practice start NAME --dir DIR    # DIR becomes a copy of the project with stubs
     ./bin/practice check NAME [--dir DIR]  # run the exercise's tests; 0 only when they pass
+    ./bin/practice diff NAME               # the code the exercise takes out, as a unified diff
 
 The reference solution is the project itself, never a copy: `start` replaces the
 bodies of the exercise's functions by `raise NotImplementedError`, keeping their
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import shutil
 import subprocess
 import sys
@@ -135,14 +137,31 @@ def _function(tree: ast.AST, path: list[str]) -> ast.FunctionDef:
     raise LookupError(f"no function {'.'.join(path)}")
 
 
+def stubbed_files(exercise: Exercise, root: Path = ROOT) -> dict[str, tuple[str, str]]:
+    """Each file the exercise stubs: its source as stubbed, and as the project has it."""
+    files: dict[str, tuple[str, str]] = {}
+    for relative, name in exercise.stubs:
+        original = (root / relative).read_text(encoding="utf-8")
+        stubbed = files.get(relative, (original, original))[0]
+        files[relative] = (stub_source(stubbed, name), original)
+    return files
+
+
+def delta(exercise: Exercise) -> str:
+    """What `start` takes out, as a diff from the stubbed copy to the project: the code to rebuild."""
+    return "".join(
+        "".join(difflib.unified_diff(stubbed.splitlines(keepends=True), original.splitlines(keepends=True),
+                                     f"stubbed/{relative}", f"project/{relative}"))
+        for relative, (stubbed, original) in stubbed_files(exercise).items())
+
+
 def start(exercise: Exercise, target: Path) -> None:
     """Make `target` a copy of the project with the exercise's functions stubbed."""
     if target.exists() and any(target.iterdir()):
         raise SystemExit(f"{target} is not empty; choose a new folder")
     shutil.copytree(ROOT, target, ignore=NOT_COPIED, dirs_exist_ok=True)
-    for relative, name in exercise.stubs:
-        path = target / relative
-        path.write_text(stub_source(path.read_text(encoding="utf-8"), name), encoding="utf-8")
+    for relative, (stubbed, _) in stubbed_files(exercise).items():
+        (target / relative).write_text(stubbed, encoding="utf-8")
 
 
 def check(exercise: Exercise, folder: Path) -> int:
@@ -170,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     judge = commands.add_parser("check", help="run the exercise's tests (in DIR, or the project)")
     judge.add_argument("name")
     judge.add_argument("--dir", type=Path, default=ROOT)
+    commands.add_parser("diff", help="print the code the exercise takes out, as a unified diff "
+                        "(step41-baseline: the whole plan-mode delta)").add_argument("name")
     args = parser.parse_args(argv)
     if args.command == "list":
         for exercise in EXERCISES:
@@ -180,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
               f"--dir /tmp/practice-{first}", file=sys.stderr)
         return 0
     exercise = find(args.name)
+    if args.command == "diff":
+        print(delta(exercise), end="")
+        return 0
     if args.command == "start":
         start(exercise, args.dir)
         functions = ", ".join(f"{path}: {name}" for path, name in exercise.stubs)

@@ -1,22 +1,29 @@
-"""Docs that cannot drift: every file, function and command the README and the walkthrough
-name exists, and every failure-mode number cited in the code is in the repository's list."""
+"""Docs that cannot drift: every file, function and command the README and the walkthroughs
+(English and Chinese) name exists, every command they show runs and does what the text beside
+it says, and every failure-mode number cited in the code is in the repository's list."""
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", ROOT / "step42_plan_mode" / "README.md"]
+WALKTHROUGHS = [ROOT / "step42_plan_mode" / "README.md", ROOT / "step42_plan_mode" / "README.zh-CN.md"]
+DOCS = [ROOT / "README.md", *WALKTHROUGHS]
 FILE = re.compile(r"`((?:[\w.-]+/)*[\w.-]+\.(?:py|json|md))`")
 FILE_AND_NAMES = re.compile(r"`((?:[\w-]+/)*[\w-]+\.py)`: ((?:`[\w.]+`(?:, )?)+)")
 TABLE_ROW = re.compile(r"^\| `((?:[\w-]+/)*[\w-]+\.py)` \|(.*)$", re.M)
 NAME = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)`")
 COMMAND = re.compile(r"\./bin/([\w-]+)")
 WALKTHROUGH = ROOT / "step42_plan_mode" / "README.md"
+COURSE_ROW = re.compile(r"^\| [^|\n]+ \| `((?:[\w-]+/)*[\w-]+\.py)` \| ((?:`[\w.]+`(?:, )?)+) \|$", re.M)
+SHELL_BLOCK = re.compile(r"```bash\n(.*?)```", re.S)
 DELTA_ROW = re.compile(r"^\| `((?:[\w-]+/)*[\w-]+\.py)` \|(.*)\| ([\d + ]+) \|$", re.M)
 
 
@@ -127,3 +134,87 @@ def test_the_readme_names_every_repl_command_and_every_flag():
     missing = [name for name in command_names() + flags
                if not re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w-])", code)]
     assert not missing, f"README.md does not name: {missing}"
+
+
+def course_names(doc: Path) -> list[tuple[str, list[str]]]:
+    """The walkthrough's table from the course's names to this code: each file with its names."""
+    return [(file, NAME.findall(names)) for file, names in COURSE_ROW.findall(doc_text(doc))]
+
+
+@pytest.mark.parametrize("doc", WALKTHROUGHS, ids=lambda d: d.name)
+def test_every_course_name_maps_to_a_definition_in_its_file(doc):
+    rows = course_names(doc)
+    assert len(rows) >= 8, "the walkthrough maps the course's names to the code"
+    missing = []
+    for file, names in rows:
+        defined_there = definitions(ast.parse((ROOT / file).read_text(encoding="utf-8")))
+        missing += [f"{file}: {name}" for name in names
+                    if not any(dotted == name or dotted.endswith("." + name) for dotted in defined_there)]
+    assert not missing, "named in the walkthrough, defined nowhere in that file"
+
+
+def test_both_walkthroughs_map_the_course_names_alike():
+    english, chinese = (course_names(doc) for doc in WALKTHROUGHS)
+    assert english == chinese
+
+
+def shown_commands(doc: Path) -> list[str]:
+    """Every command in the doc's bash blocks, without its comment."""
+    return [line.split("#")[0].strip() for block in SHELL_BLOCK.findall(doc_text(doc))
+            for line in block.splitlines() if line.split("#")[0].strip()]
+
+
+def run_shown(command: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env["PYTHONPATH"] = str(ROOT)
+    words = command.split()
+    if words[0] == "python":
+        words[0] = sys.executable
+    elif words[0].startswith("./bin/"):
+        words[0] = str(ROOT / words[0])
+    return subprocess.run(words, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
+                          timeout=120)
+
+
+def with_folder(command: str, folder: Path) -> str:
+    return re.sub(r"--dir \S+", f"--dir {folder}", command)
+
+
+def test_every_command_the_walkthroughs_show_does_what_they_say(tmp_path):
+    """Each command is run; what is checked is what the sentence beside it promises."""
+    shown = {command for doc in WALKTHROUGHS for command in shown_commands(doc)}
+    checked = set()
+
+    def check(command: str, ok, cwd: Path = ROOT, stdin: str = "") -> None:
+        checked.add(command)
+        done = run_shown(command, cwd, stdin)
+        assert ok(done), f"{command}: exit {done.returncode}\n{done.stdout[-800:]}\n{done.stderr[-800:]}"
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    promises = {
+        "./bin/stepagent": (lambda d: d.returncode == 0 and "offline lesson" in d.stdout + d.stderr,
+                            workspace, "/exit\n"),
+        "python -m step42_plan_mode.minimal": (
+            lambda d: d.returncode == 0 and (workspace / "stepagent_lesson.txt").exists(), workspace, "y\n" * 4),
+        "./bin/practice list": (lambda d: d.returncode == 0 and "step41-baseline" in d.stdout, ROOT, ""),
+        "./bin/practice diff step41-baseline": (
+            lambda d: d.returncode == 0 and "+++ project/hooks/plan_mode_guard.py" in d.stdout, ROOT, ""),
+        "./bin/quiz plan": (lambda d: d.returncode == 0 and "Score: 0/" in d.stdout, ROOT, ""),
+        "./bin/quiz bash": (lambda d: d.returncode == 0 and "Score: 0/" in d.stdout, ROOT, ""),
+    }
+    for command, (ok, cwd, stdin) in promises.items():
+        if command in shown:
+            check(command, ok, cwd, stdin)
+    for command in sorted(c for c in shown if c.startswith("./bin/practice start ")):
+        name = command.split()[2]
+        folder = tmp_path / name
+        checked.add(command)
+        started = run_shown(with_folder(command, folder), ROOT)
+        assert started.returncode == 0 and "practice: write" in started.stdout + "".join(
+            p.read_text() for p in folder.rglob("*.py") if ".venv" not in p.parts), started.stderr
+        for judge in sorted(c for c in shown if c.startswith(f"./bin/practice check {name} ")):
+            checked.add(judge)
+            assert run_shown(with_folder(judge, folder), ROOT).returncode != 0, \
+                "check is 0 only when the tests pass, and a fresh stub does not"
+    assert shown <= checked, f"commands the walkthroughs show that this test does not run: {shown - checked}"

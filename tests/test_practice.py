@@ -53,3 +53,17 @@ def test_start_refuses_a_folder_that_is_not_empty(tmp_path):
 def test_an_unknown_exercise_is_one_clear_error():
     done = run_practice("check", "no-such-thing")
     assert done.returncode != 0 and "practice list" in done.stderr
+
+
+@pytest.mark.parametrize("exercise", practice.EXERCISES, ids=lambda e: e.name)
+def test_diff_is_the_code_start_takes_out(exercise, tmp_path):
+    copy = tmp_path / "copy"
+    assert run_practice("start", exercise.name, "--dir", str(copy)).returncode == 0
+    shown = run_practice("diff", exercise.name)
+    assert shown.returncode == 0
+    for relative in {relative for relative, _ in exercise.stubs}:
+        assert f"+++ project/{relative}" in shown.stdout
+        removed = {line[1:] for line in shown.stdout.splitlines() if line.startswith("-    ")}
+        stubbed_lines = set((copy / relative).read_text().splitlines()) - set((ROOT / relative).read_text().splitlines())
+        assert stubbed_lines <= removed, "every line start wrote is a line the diff takes back"
+    assert shown.stdout.count('raise NotImplementedError("practice: write') == len(exercise.stubs)
