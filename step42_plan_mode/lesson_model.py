@@ -104,7 +104,8 @@ def read_progress(messages: list[dict[str, Any]]) -> Progress:
 def _note_result(progress: Progress, step: str, tool: str, content: str,
                  after: list[dict[str, Any]]) -> None:
     answer = _answer(content)
-    if answer in {"interrupted", "cut"} and tool != EXIT_PLAN_MODE:
+    retried = answer == "interrupted" or (answer == "cut" and step not in WRITE_STEPS)
+    if retried and tool != EXIT_PLAN_MODE:  # a write nobody could allow (-p) is not retried
         return
     if tool == EXIT_PLAN_MODE:
         progress.plan_answers.append(answer)
@@ -146,7 +147,7 @@ def next_step(progress: Progress) -> str:
         return "start"
     if progress.write_answers and progress.new_turn:
         return "write_again"
-    if progress.write_answers and progress.write_answers[-1] == "declined":
+    if progress.write_answers and progress.write_answers[-1] in {"declined", "cut"}:
         return "write_declined"
     if progress.approved:
         return "write_again" if progress.new_turn else f"write_{progress.mode}"
