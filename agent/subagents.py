@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from agent.approval import Approve
+from agent.approval import Approve, PermissionAnswer, PermissionRequest
 from agent.assemble import Layer, assemble
 from agent.batch import Mailbox, side_by_side
 from agent.events import Event, ModeChanged, TokensUsed, ToolDecision
@@ -193,7 +193,10 @@ def subagent_layer(agent: Agent, child_layers: Sequence[Layer],
         child.max_steps = SUBAGENT_MAX_STEPS
         return child
 
-    subagents = SubAgents(agent.state, agent.model, build, executor.approve, mailbox,
+    def ask_parent(request: PermissionRequest) -> PermissionAnswer | bool:
+        return executor.approve(request)  # whatever answers the parent's questions by then
+
+    subagents = SubAgents(agent.state, agent.model, build, ask_parent, mailbox,
                           model_named or (lambda name: dataclasses.replace(agent.model, name=name)))
     tool = make_agent_tool(subagents.run)
     executor.tools[tool.name] = tool
