@@ -2,8 +2,9 @@
 
 It listens to the state's event stream (events.py): messages, mode changes with
 their cause, hook decisions (a sub-agent's too, with the sub-agent named),
-sub-agents starting and ending, AskUserQuestion's countdowns, started calls and
-todo lists become entries, in order. A tool result is a message stored the
+sub-agents starting and ending, AskUserQuestion's countdowns, started calls, the
+diff each Write or Edit made, each reply's token usage and todo lists become
+entries, in order. A tool result is a message stored the
 moment its call ends, and a call is marked started before its handler runs, so
 a session killed mid-turn loses no result that was ready, and a resume can tell
 a call that never ran from one whose result was lost (`closing_result`). If the
@@ -20,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import (Event, MessageAdded, ModeChanged, Todo, TodosChanged, ToolDecision,
+from agent.events import (Event, MessageAdded, ModeChanged, Todo, TodosChanged, TokensUsed, ToolDecision,
                           ToolFinished, ToolStarted)
 from agent.executor import NOT_RUN
-from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
+from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted, SubAgentTokensUsed
 from session.compaction import Compacted
 from session.lock import SessionLock
 from session.store import SessionStore, StoreUnavailable
@@ -65,6 +66,13 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
         return "started", {"tool_call_id": event.call_id, "tool": event.tool}
     if isinstance(event, ToolFinished) and event.tool == EXIT_PLAN_MODE:
         return "review", {"outcome": event.summary or event.content.split("\n", 1)[0]}
+    if isinstance(event, ToolFinished) and event.change:
+        return "change", {"tool": event.tool, "file_path": event.args.get("file_path", ""),
+                          "diff": event.change}
+    if isinstance(event, TokensUsed):
+        return "usage", _usage(event)
+    if isinstance(event, SubAgentTokensUsed):
+        return "usage", {**_usage(event.used), "agent": event.agent}
     if isinstance(event, TodosChanged):
         return "todos", {"todos": [todo.as_dict() for todo in event.new]}
     if isinstance(event, MemoryChanged):
@@ -77,6 +85,11 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
 
 SUBJECT_KEYS = ("file_path", "command", "pattern", "path", "description")
 SUBJECT_WIDTH = 80
+
+
+def _usage(event: TokensUsed) -> dict[str, Any]:
+    return {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
+            "cached_tokens": event.cached_tokens}
 
 
 def _decision(event: ToolDecision) -> dict[str, Any]:

@@ -1,12 +1,14 @@
-"""/export [FILE]: the session as readable markdown, for course notes.
+"""/export [--html] [FILE]: the session as readable markdown for course notes, or as a page.
 
 Built from the session store's entries, in order (messages, tool calls with
 their results, mode changes, todo lists, memories); without a store, from the
 messages in memory. Reminders are shown as notes, tool results as code blocks.
-Without FILE it goes to `.stepagent/exports/<session id>.md` (kept out of commits).
-A file that is there already is replaced only if it is an earlier export (it
-starts with the export's heading), and the user is told; any other file is
-left alone and nothing is written.
+With --html it is one self-contained HTML page instead (ui/page.py), which
+`--export-html FILE` also writes from the command line for a stored session.
+Without FILE it goes to `.stepagent/exports/<session id>.md` (or `.html`), kept
+out of commits. A file that is there already is replaced only if it is an
+earlier export of the same kind (it starts with that export's heading), and the
+user is told; any other file is left alone and nothing is written.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import mode_label
-from session.live import Session
 from agent.history import reminder_kind
-from session.store import StoreUnavailable
+from session.live import Session
+from session.store import Entry, SessionStore, StoreUnavailable
+from session.story import read_story
 from tools.own_files import OWN_FOLDER, write_atomically, write_inside
+from ui.page import PAGE_MARK, page_html
 
 EXPORTS = Path(OWN_FOLDER) / "exports"
 HEADING = "# stepagent session "
@@ -86,44 +90,67 @@ def entry_markdown(kind: str, payload: dict[str, Any], names: dict[str, str]) ->
     return ""
 
 
-def export_markdown(session: Session) -> str:
-    """The whole session as one markdown document."""
+def session_entries(session: Session) -> list[Entry]:
+    """The session's stored entries; without a store, its messages in memory."""
     session_id = session.agent.state.session_id
-    names: dict[str, str] = {}
     try:
-        entries = [(e.kind, e.payload) for e in session.store.entries(session_id)] if session.store else []
+        entries = session.store.entries(session_id) if session.store else []
     except StoreUnavailable:
         entries = []
-    if not entries:
-        entries = [("message", message) for message in session.agent.messages]
-    body = [entry_markdown(kind, payload, names) for kind, payload in entries]
+    return entries or [Entry(seq, "message", message) for seq, message in enumerate(session.agent.messages, 1)]
+
+
+def export_markdown(session_id: str, entries: list[Entry]) -> str:
+    """The whole session as one markdown document."""
+    names: dict[str, str] = {}
+    body = [entry_markdown(entry.kind, entry.payload, names) for entry in entries]
     return f"{HEADING}{session_id}\n\n" + "\n".join(part for part in body if part)
 
 
-def export_session(session: Session, file_name: str) -> Exported:
-    """Write the markdown to FILE, or to .stepagent/exports/<session id>.md by default.
+def export_page(session_id: str, entries: list[Entry], workspace: Path) -> str:
+    """The whole session as one self-contained HTML page."""
+    return page_html(read_story(session_id, entries), str(workspace))
+
+
+def export_session(session: Session, file_name: str, page: bool = False) -> Exported:
+    """Write the markdown (or, with `page`, the HTML page) to FILE or under .stepagent/exports/."""
+    session_id, workspace = session.agent.state.session_id, session.agent.workspace
+    entries = session_entries(session)
+    content = export_page(session_id, entries, workspace) if page else export_markdown(session_id, entries)
+    return write_export(workspace, session_id, file_name, page, content)
+
+
+def export_stored_page(store: SessionStore, session_id: str, workspace: Path, file_name: str) -> Exported:
+    """--export-html FILE: write a stored session's page (read only: the session is not opened)."""
+    return write_export(workspace, session_id, file_name, True,
+                        export_page(session_id, store.entries(session_id), workspace))
+
+
+def write_export(workspace: Path, session_id: str, file_name: str, page: bool, content: str) -> Exported:
+    """Write an export to FILE, or to .stepagent/exports/<session id>.md (.html for a page).
 
     A relative name stays inside the workspace (write_inside refuses a link out of
     it); an absolute path is the user's explicit choice and is written as given.
-    An existing file that is not an earlier export raises NotAnExport.
+    An existing file that is not an earlier export of this kind raises NotAnExport.
     """
-    workspace = session.agent.workspace
-    name = Path(file_name).expanduser() if file_name else EXPORTS / f"{session.agent.state.session_id}.md"
+    heading = PAGE_MARK if page else HEADING
+    default = EXPORTS / f"{session_id}{'.html' if page else '.md'}"
+    name = Path(file_name).expanduser() if file_name else default
     replaced = os.path.lexists(workspace / name)
-    if replaced and not _earlier_export(workspace / name):
+    if replaced and not _earlier_export(workspace / name, heading):
         raise NotAnExport(f"{workspace / name} exists and is not an earlier export")
     if name.is_absolute():
-        write_atomically(name, export_markdown(session))
+        write_atomically(name, content)
         return Exported(name, replaced)
-    return Exported(write_inside(workspace, name, export_markdown(session)), replaced)
+    return Exported(write_inside(workspace, name, content), replaced)
 
 
-def _earlier_export(path: Path) -> bool:
+def _earlier_export(path: Path, heading: str) -> bool:
     """Whether `path` is a regular file that starts with the export's heading."""
     if path.is_symlink() or not path.is_file():
         return False
     try:
         with path.open("rb") as file:
-            return file.read(len(HEADING)) == HEADING.encode()
+            return file.read(len(heading.encode())) == heading.encode()
     except OSError:
         return False

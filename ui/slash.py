@@ -39,7 +39,7 @@ HELP = """Commands:
   /resume [ID]   list this workspace's sessions, or resume one
   /fork ID       continue a session in a new one with a copy of its history
   /memory [NAME] list this workspace's memories, or open one in $EDITOR
-  /export [FILE] write this session as markdown to FILE or .stepagent/exports/ (never over another file)
+  /export [--html] [FILE]  this session as markdown (--html: one HTML page) to FILE or .stepagent/exports/
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
@@ -235,11 +235,15 @@ def _memory(session: Session, name: str) -> SlashOutcome:
     return SlashOutcome(message, is_error=failed)
 
 
-def _export(session: Session, file_name: str) -> SlashOutcome:
+def _export(session: Session, rest: str) -> SlashOutcome:
+    words = rest.split(maxsplit=1)
+    page = bool(words) and words[0] == "--html"
+    file_name = (words[1] if len(words) > 1 else "") if page else rest
     try:
-        done = export_session(session, file_name)
+        done = export_session(session, file_name, page)
     except NotAnExport as refused:
-        return SlashOutcome(f"Nothing written: {refused}. Give another file name, or run /export "
+        again = "/export --html" if page else "/export"
+        return SlashOutcome(f"Nothing written: {refused}. Give another file name, or run {again} "
                             f"alone to write it under {EXPORTS}/.", is_error=True)
     except OSError as failure:
         return SlashOutcome(f"Cannot write the export: {failure}", is_error=True)
