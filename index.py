@@ -63,7 +63,7 @@ ENVIRONMENT = """environment:
   EDITOR           what /memory NAME opens"""
 
 EXIT_CODES = """exit codes:
-  0    answered (-p), or the REPL, --resume list, --doctor or --check ended well
+  0    answered (-p), or the REPL, --resume list, --export-html, --doctor or --check ended well
   1    the model, a limit or an internal error failed the run; --doctor or --check found a problem
   2    bad arguments, a --script or --model that cannot be used, or no session to resume
   3    the session to resume is open in another stepagent process (-p never forks it)
@@ -132,6 +132,9 @@ def argument_parser() -> argparse.ArgumentParser:
                         help="resume a stored session (without ID: list this workspace's sessions)")
     resume.add_argument("--continue", dest="continue_latest", action="store_true",
                         help="resume the latest session of this workspace")
+    parser.add_argument("--export-html", metavar="FILE",
+                        help="with --resume ID or --continue: write that session as one HTML page to "
+                        "FILE, then exit (the session is only read)")
     parser.add_argument("--context-window", type=int, default=128_000, metavar="TOKENS",
                         help="the model's context window (default: %(default)s)")
     parser.add_argument("--doctor", action="store_true",
@@ -162,6 +165,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--check needs --script FILE (a recording)")
     if args.ask_timeout is not None and not 0 < args.ask_timeout < float("inf"):
         parser.error("--ask-timeout must be a number of seconds above 0")
+    if args.export_html is not None and not (args.resume or args.continue_latest):
+        parser.error("--export-html needs the session: --resume ID or --continue")
+    if args.export_html is not None and (args.prompt is not None or args.message):
+        parser.error("--export-html only writes a page; run the prompt separately")
     return args
 
 
@@ -179,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     store = startup.open_store(home, view)
     if args.resume == "":
         return startup.list_sessions(store, workspace, view)
+    if args.export_html is not None:
+        from ui.export import export_from_command_line
+
+        return export_from_command_line(store, workspace, args.resume or "", args.export_html, view)
     model = open_model(args.script, args.model, view)
     if model is None:
         return 2

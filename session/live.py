@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from agent.events import mode_label
 from agent.history import open_calls
@@ -102,31 +103,10 @@ class Session:
         return earlier[0].id if earlier else ""
 
     def find(self, wanted: str) -> str:
-        """This workspace's stored session whose id is `wanted`, or the one id that starts with it.
-
-        The `sess_` every id begins with may be left out. Only this workspace's sessions match,
-        as only they are listed; an exact id from another workspace is refused, naming it.
-        NoSuchSession when there is none; AmbiguousSession, naming them, when several start with it.
-        """
+        """The stored session of this workspace that `wanted` names (see find_session)."""
         if self.store is None:
             raise StoreUnavailable("the session store is not available")
-        workspace = self.agent.workspace
-        owner = self.store.workspace_of(wanted)
-        if owner is not None and owner != str(workspace):
-            raise NoSuchSession(f"session {wanted} belongs to another workspace, {owner}; resume it "
-                                "from there")
-        if owner is not None:
-            return wanted
-        starts = {wanted, SESSION_ID_PREFIX + wanted.removeprefix(SESSION_ID_PREFIX)} if wanted else ()
-        matches = sorted({found for start in starts
-                          for found in self.store.ids_starting(start, workspace)})
-        if len(matches) > 1:
-            shown = ", ".join(matches[:AMBIGUOUS_SHOWN]) + (", …" * (len(matches) > AMBIGUOUS_SHOWN))
-            raise AmbiguousSession(f"{len(matches)} sessions start with {wanted}: {shown}; give more "
-                                   "of the id")
-        if not matches:
-            raise NoSuchSession(f"no session of this workspace starts with {wanted!r}")
-        return matches[0]
+        return find_session(self.store, self.agent.workspace, wanted)
 
     def resume(self, wanted: str) -> str:
         """Put a stored session back exactly: messages, modes, todos, audit trail, countdowns.
@@ -220,6 +200,30 @@ class Session:
             else:
                 lines.extend(_decision_lines(entry))
         return lines
+
+
+def find_session(store: SessionStore, workspace: Path, wanted: str) -> str:
+    """This workspace's stored session whose id is `wanted`, or the one id that starts with it.
+
+    The `sess_` every id begins with may be left out. Only this workspace's sessions match,
+    as only they are listed; an exact id from another workspace is refused, naming it.
+    NoSuchSession when there is none; AmbiguousSession, naming them, when several start with it.
+    """
+    owner = store.workspace_of(wanted)
+    if owner is not None and owner != str(workspace):
+        raise NoSuchSession(f"session {wanted} belongs to another workspace, {owner}; resume it "
+                            "from there")
+    if owner is not None:
+        return wanted
+    starts = {wanted, SESSION_ID_PREFIX + wanted.removeprefix(SESSION_ID_PREFIX)} if wanted else ()
+    matches = sorted({found for start in starts for found in store.ids_starting(start, workspace)})
+    if len(matches) > 1:
+        shown = ", ".join(matches[:AMBIGUOUS_SHOWN]) + (", …" * (len(matches) > AMBIGUOUS_SHOWN))
+        raise AmbiguousSession(f"{len(matches)} sessions start with {wanted}: {shown}; give more "
+                               "of the id")
+    if not matches:
+        raise NoSuchSession(f"no session of this workspace starts with {wanted!r}")
+    return matches[0]
 
 
 TRACE_WIDTH = 100

@@ -7,7 +7,7 @@ decision that let it run or stopped it, the diff a Write or Edit made and its
 result; the mode entries give plan mode's spans, each with how it began and
 ended; every plan ExitPlanMode put to the user is a revision, with the answer
 it got and the feedback that led to the next one. Nothing here renders: the
-records hold the session's own text, unescaped.
+records (story_records.py) hold the session's own text, unescaped.
 
 An entry the story cannot read (a damaged store) is named where it stood and
 left out; entries of a kind it does not know are skipped. What the journal
@@ -20,132 +20,18 @@ size of what was sent and received (about four characters per token).
 from __future__ import annotations
 
 import json
-import re
-from ast import literal_eval
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.events import mode_label
+from agent.executor import INTERRUPTED
 from agent.history import reminder_kind
 from session.store import Entry
+from session.story_records import Call, Decision, PlanSpan, Revision, Story, Turn, review_kind
 
 ESTIMATED_CHARS_PER_TOKEN = 4
-FEEDBACK_OUTCOME = "not approved"
 APPROVAL = "ExitPlanMode approval"
-TURN_ENDING_OUTCOMES = {"plan rejected": "plan rejected: the user speaks next",
-                        "plan awaits approval": "plan awaits approval"}
-INTERRUPTED = "Not run: the user interrupted"
-RULE = re.compile(r"\brule:? ([^;:.)]+)")
-TOKEN = re.compile(r"unsafe token: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
-
-
-@dataclass
-class Decision:
-    """One hook decision: the verdict, who gave it, why, and the rules and token it names."""
-
-    tool: str
-    decision: str
-    hook: str
-    reason: str
-    asked: bool
-    subject: str
-    agent: str = ""
-
-    @property
-    def by(self) -> str:
-        """Who decided: `by you` when the user was asked, else `by` the hook, '' for none."""
-        return "by you" if self.asked else f"by {self.hook}" if self.hook else ""
-
-    @property
-    def rules(self) -> list[str]:
-        """The rules the reason names (the hook's, then the judge's), in order."""
-        return [rule.strip() for rule in RULE.findall(self.reason)]
-
-    @property
-    def token(self) -> str:
-        """The token that made the call unsafe, when the reason names one."""
-        found = TOKEN.search(self.reason)
-        try:
-            return str(literal_eval(found.group(1))) if found else ""
-        except (ValueError, SyntaxError):
-            return found.group(1)[1:-1] if found else ""
-
-
-@dataclass
-class Call:
-    """One tool call: its arguments, decision, diff and result, numbered in the session."""
-
-    number: int
-    id: str
-    name: str
-    arguments: Any
-    decision: Decision | None = None
-    started: bool = False
-    change: str = ""
-    result: str | None = None
-
-    @property
-    def argument_dict(self) -> dict[str, Any]:
-        """The arguments when they are a JSON object, else empty."""
-        return self.arguments if isinstance(self.arguments, dict) else {}
-
-
-@dataclass
-class Revision:
-    """A plan put to the user: its text, the answer it got, and the feedback given with that answer.
-
-    What led to revision N is revision N-1's outcome and feedback.
-    """
-
-    number: int
-    turn: int
-    call: int
-    plan: str
-    outcome: str = ""
-    feedback: str = ""
-
-
-@dataclass
-class PlanSpan:
-    """A stretch of plan mode: the turns it covers, what began it, how it ended."""
-
-    first_turn: int
-    entered_by: str
-    last_turn: int = 0
-    ended: str = ""
-    reviews: list[tuple[int, str]] = field(default_factory=list)
-
-
-@dataclass
-class Turn:
-    """A user prompt and everything that followed it until the next prompt."""
-
-    number: int
-    prompt: str
-    items: list[tuple[str, Any]] = field(default_factory=list)
-    reported: tuple[int, int] = (0, 0)
-    estimated: tuple[int, int] = (0, 0)
-    ending: str = ""
-
-    def tokens(self, reported: bool) -> tuple[int, int]:
-        """(input, output) tokens: what the server reported, or the estimate."""
-        return self.reported if reported else self.estimated
-
-
-@dataclass
-class Story:
-    """The whole session as the page tells it."""
-
-    session_id: str
-    opened_in: str
-    turns: list[Turn]
-    calls: list[Call]
-    decisions: list[Decision]
-    spans: list[PlanSpan]
-    revisions: list[Revision]
-    todo_lists: list[tuple[int, list[dict[str, Any]]]]
-    tokens_reported: bool
-    messages: int
+TURN_ENDINGS = {"rejected": "plan rejected: the user speaks next", "pending": "plan awaits approval"}
 
 
 def _arguments(raw: Any) -> Any:
@@ -239,7 +125,7 @@ class _Reader:
         kind = reminder_kind(message)
         if kind:
             self.turn.items.append(("reminder", (kind, text)))
-        elif self.feedback_due is not None and self.feedback_due.outcome.startswith(FEEDBACK_OUTCOME):
+        elif self.feedback_due is not None and review_kind(self.feedback_due.outcome) == "feedback":
             self.feedback_due.feedback = text
             self.turn.items.append(("feedback", (self.feedback_due.number, text)))
             self.feedback_due = None
@@ -299,15 +185,13 @@ class _Reader:
         revision = Revision(len(self.revisions) + 1, self.turn.number, call.number if call else 0,
                             str(plan).strip(), outcome)
         self.revisions.append(revision)
-        self.feedback_due = revision if not outcome.startswith("plan approved") else None
+        self.feedback_due = revision if review_kind(outcome) != "approved" else None
         span = self.closing_span or (self.spans[-1] if self.spans and not self.spans[-1].ended else None)
         if span is not None:
             span.reviews.append((self.turn.number, outcome))
         self.closing_span = None
         self._add(("review", revision))
-        for start, ending in TURN_ENDING_OUTCOMES.items():
-            if outcome.startswith(start):
-                self.turn.ending = ending
+        self.turn.ending = TURN_ENDINGS.get(review_kind(outcome), self.turn.ending)
 
     def _mode(self, payload: dict[str, Any]) -> None:
         planning = bool(payload["plan_mode"])

@@ -4,7 +4,11 @@ opens it in Chromium)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
@@ -15,6 +19,8 @@ from tests.harness import call, journaled, turn
 from tests.page_kit import attacks, hostile_session, lesson_session, page_of, read_page, tags_of
 from ui.page import content_policy, page_html, source_hash
 from ui.slash import run_slash_command
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p", "code",
              "nav", "a", "button", "main", "section", "svg", "g", "title", "rect", "text", "line", "ol", "ul",
@@ -193,3 +199,30 @@ def test_any_entries_make_a_page_and_nothing_in_them_becomes_markup(entries):
     elements = tags_of(page_html(read_story("sess_any", stored), "/work"))
     assert {tag for tag, _ in elements} <= PAGE_TAGS
     assert {name for _, attrs in elements for name, _ in attrs} <= PAGE_ATTRIBUTES
+
+
+def stepagent(workspace: Path, *args: str, server=None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": server.url,
+                             "OPENAI_MODEL": "fake-model"} if server else {})}
+    return subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_export_html_writes_a_stored_sessions_page_from_the_command_line(server, workspace):
+    (workspace / "app.py").write_text("one\ntwo\n")
+    server.reply_tool_calls(("Edit", {"file_path": "app.py", "old_string": "two", "new_string": "TWO"}))
+    server.reply_text("Done.")
+    assert stepagent(workspace, "--mode", "yolo", "-p", "shout two", server=server).returncode == 0
+    done = stepagent(workspace, "--continue", "--export-html", "page.html")
+    assert done.returncode == 0, done.stderr
+    assert "Exported session sess_" in done.stdout and server.requests, "no model was asked to export"
+    text = read_page((workspace / "page.html").read_text())
+    assert "Diff it made\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO" in text
+    assert " | 1 | shout two | answered | 240 | 60" in text.splitlines(), "the server's usage, two replies"
+    again = stepagent(workspace, "--continue", "--export-html", "page.html")
+    assert again.returncode == 0 and "replaced the earlier export" in again.stdout
+    refused = stepagent(workspace, "--continue", "--export-html", "app.py")
+    assert refused.returncode == 2 and "not an earlier export" in refused.stdout + refused.stderr
+    assert (workspace / "app.py").read_text() == "one\nTWO\n"
+    assert stepagent(workspace, "--export-html", "page.html").returncode == 2, "it needs the session"
+    assert stepagent(workspace, "--resume", "sess_nothing", "--export-html", "x.html").returncode == 2

@@ -21,10 +21,11 @@ from typing import Any
 
 from agent.events import mode_label
 from agent.history import reminder_kind
-from session.live import Session
+from session.live import NoSuchSession, Session, find_session
 from session.store import Entry, SessionStore, StoreUnavailable
 from session.story import read_story
 from tools.own_files import OWN_FOLDER, write_atomically, write_inside
+from ui.console import ConsoleView
 from ui.page import PAGE_MARK, page_html
 
 EXPORTS = Path(OWN_FOLDER) / "exports"
@@ -124,6 +125,28 @@ def export_stored_page(store: SessionStore, session_id: str, workspace: Path, fi
     """--export-html FILE: write a stored session's page (read only: the session is not opened)."""
     return write_export(workspace, session_id, file_name, True,
                         export_page(session_id, store.entries(session_id), workspace))
+
+
+def export_from_command_line(store: SessionStore | None, workspace: Path, wanted: str, file_name: str,
+                             view: ConsoleView) -> int:
+    """--export-html FILE with --resume ID (`wanted`) or --continue (''): write that page; the exit code."""
+    try:
+        if store is None:
+            raise NoSuchSession("there is no session store to export from")
+        recent = store.sessions(workspace, limit=1)
+        session_id = find_session(store, workspace, wanted) if wanted else recent[0].id if recent else ""
+        if not session_id:
+            raise NoSuchSession("no earlier session in this workspace to export")
+        done = export_stored_page(store, session_id, workspace, file_name)
+    except (NoSuchSession, NotAnExport) as refused:
+        view.error(f"Nothing written: {refused}.")
+        return 2
+    except (StoreUnavailable, OSError) as failure:
+        view.error(f"Cannot write the export: {failure}")
+        return 1
+    replaced = " It replaced the earlier export there." if done.replaced else ""
+    view.notice(f"Exported session {session_id} to {done.path}.{replaced}")
+    return 0
 
 
 def write_export(workspace: Path, session_id: str, file_name: str, page: bool, content: str) -> Exported:

@@ -4,8 +4,9 @@ The page is drawn from the session's story (session/story.py): a header with
 the session's facts, the timeline (tokens per turn, plan mode's spans and
 reviews; ui/page_timeline.py), every plan revision with its diff against the
 one before and the feedback that led to it, every hook decision in a table,
-the todo lists as they changed, the files Write and Edit changed, and the
-conversation turn by turn with each tool call collapsed (ui/page_call.py).
+the todo lists as they changed (ui/page_todos.py), the files Write and Edit
+changed, and the conversation turn by turn with each tool call collapsed
+(ui/page_conversation.py, ui/page_call.py).
 
 Self-contained and inert: one inline stylesheet and one inline script, both
 admitted by hash in a Content-Security-Policy that allows nothing else (no
@@ -20,18 +21,19 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-from session.story import Call, Decision, Revision, Story, Turn
+from session.story_records import Call, Decision, Revision, Story, Turn
 from tools.base import counted
 from tools.preview import unified_diff
-from ui.page_call import call_block, verdict, verdict_class
+from ui.page_call import verdict, verdict_class
+from ui.page_conversation import conversation_section
 from ui.page_text import diff_block, preformatted, text
 from ui.page_timeline import review_mark, timeline_svg
+from ui.page_todos import todos_section
 
 PAGE_MARK = "<!DOCTYPE html>\n<!-- stepagent session page -->\n"
 HERE = Path(__file__).resolve().parent
-TODO_MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 PROMPT_SHOWN = 90
 
 
@@ -52,10 +54,6 @@ def short(value: str, width: int = PROMPT_SHOWN) -> str:
     return line if len(line) <= width else line[:width - 1] + "…"
 
 
-def _planned_turns(story: Story) -> set[int]:
-    return {number for span in story.spans for number in range(span.first_turn, span.last_turn + 1)}
-
-
 def _decided(story: Story) -> Iterator[tuple[Turn, Decision, Call | None]]:
     for turn in story.turns:
         for kind, item in turn.items:
@@ -66,6 +64,7 @@ def _decided(story: Story) -> Iterator[tuple[Turn, Decision, Call | None]]:
 
 
 def header(story: Story, workspace: str) -> str:
+    """The session's id, workspace and counts, the links to each section, and the two buttons."""
     verdicts = [verdict_class(decision) for _, decision, _ in _decided(story)]
     counts = ", ".join(f"{verdicts.count(kind)} {word}" for kind, word in
                        (("allow", "allowed"), ("ask", "asked and allowed"), ("deny", "denied")))
@@ -84,6 +83,7 @@ def header(story: Story, workspace: str) -> str:
 
 
 def timeline_section(story: Story) -> str:
+    """The chart, its legend, each plan span in words, and every turn's ending and tokens."""
     spans = "".join(
         f'<li><span class="tag plan">PLAN</span> turns {span.first_turn}–{span.last_turn}, entered by '
         f"{text(span.entered_by)}; reviews: "
@@ -106,6 +106,7 @@ def timeline_section(story: Story) -> str:
 
 
 def revision_block(revision: Revision, previous: Revision | None) -> str:
+    """One plan revision: what led to it, its diff against the one before, its answer, its text."""
     parts = [f'<article class="revision" id="revision-{revision.number}"><h3>Revision {revision.number} '
              f'<span class="dim">turn {revision.turn} · <a href="#call-{revision.call}">call '
              f"#{revision.call}</a></span></h3>"]
@@ -123,6 +124,7 @@ def revision_block(revision: Revision, previous: Revision | None) -> str:
 
 
 def revisions_section(story: Story) -> str:
+    """Every plan put to the user, in order."""
     blocks = [revision_block(revision, story.revisions[index - 1] if index else None)
               for index, revision in enumerate(story.revisions)]
     return ('<section id="revisions"><h2>Plan revisions</h2>' +
@@ -130,6 +132,7 @@ def revisions_section(story: Story) -> str:
 
 
 def decisions_section(story: Story) -> str:
+    """Every hook decision in one collapsed table: call, tool, subject, verdict, hook, rule, token."""
     rows = []
     for turn, decision, call in _decided(story):
         where = f'<a href="#call-{call.number}">#{call.number}</a>' if call else "sub-agent"
@@ -143,21 +146,8 @@ def decisions_section(story: Story) -> str:
             f"<th>token</th></tr>{''.join(rows)}</table></details></section>")
 
 
-def todo_list(todos: list[dict[str, Any]]) -> str:
-    items = "".join(f'<li class="todo-{text(todo.get("status", ""))}">'
-                    f'<span class="mono">{TODO_MARKS.get(todo.get("status", ""), "[?]")}</span> '
-                    f'{text(todo.get("content", ""))}</li>' for todo in todos)
-    return f'<ol class="todos">{items}</ol>' if items else "<p>(empty)</p>"
-
-
-def todos_section(story: Story) -> str:
-    lists = "".join(f"<h3>In turn {turn}</h3>{todo_list(todos)}" for turn, todos in story.todo_lists)
-    return ('<section id="todos"><h2>Todos as they changed</h2>'
-            '<p class="dim">[ ] pending · [~] in progress · [x] completed</p>' +
-            (lists or "<p>No todo list was kept in this session.</p>") + "</section>")
-
-
 def changes_section(story: Story) -> str:
+    """Each Write and Edit, linked to its call, with its verdict and line counts."""
     rows = []
     for call in story.calls:
         if call.name not in {"Write", "Edit"}:
@@ -172,49 +162,6 @@ def changes_section(story: Story) -> str:
     return ('<section id="changes"><h2>Changes by Write and Edit</h2>' +
             (f"<ul>{''.join(rows)}</ul>" if rows else "<p>No Write or Edit in this session.</p>") +
             '<p class="dim">Each call\'s diff is inside it, in the conversation.</p></section>')
-
-
-def item_html(kind: str, item: Any) -> str:
-    if kind == "call":
-        return call_block(item)
-    if kind == "text":
-        return f'<div class="said"><span class="who">assistant</span>{text(item)}</div>'
-    if kind == "feedback":
-        number, said = item
-        return (f'<div class="said user"><span class="who">you, feedback on '
-                f'<a href="#revision-{number}">revision {number}</a></span>{text(said)}</div>')
-    if kind == "review":
-        return (f'<p class="review plan">{review_mark(item.outcome)} your review of '
-                f'<a href="#revision-{item.number}">revision {item.number}</a>: {text(item.outcome)}</p>')
-    if kind == "reminder":
-        reminder, body = item
-        return (f'<details><summary class="note">reminder to the model ({text(reminder)})</summary>'
-                f"{preformatted(body)}</details>")
-    if kind == "mode":
-        label, cause = item
-        return f'<p class="note mode">◆ mode → <strong>{text(label)}</strong> (by {text(cause)})</p>'
-    if kind == "todos":
-        return f'<div class="note">todo list now:{todo_list(item)}</div>'
-    if kind == "decision":
-        return (f'<p class="note">{verdict(item)} {text(item.tool)} {text(item.subject)}'
-                f"{' in sub-agent ' + text(item.agent) if item.agent else ''}</p>")
-    return f'<p class="note">{text(item)}</p>'
-
-
-def turn_block(turn: Turn, planning: bool) -> str:
-    tag = ' <span class="tag plan">PLAN</span>' if planning else ""
-    prompt = (f'<div class="said user"><span class="who">you</span>{text(turn.prompt)}</div>'
-              if turn.number else '<p class="note">Before the first prompt:</p>')
-    body = "".join(item_html(kind, item) for kind, item in turn.items)
-    return (f'<section class="turn{" planning" if planning else ""}" id="turn-{turn.number}">'
-            f'<h3>Turn {turn.number}{tag} <span class="tag">{text(turn.ending)}</span></h3>{prompt}{body}'
-            "</section>")
-
-
-def conversation_section(story: Story) -> str:
-    planned = _planned_turns(story)
-    turns = "".join(turn_block(turn, turn.number in planned) for turn in story.turns)
-    return f'<section id="conversation"><h2>Conversation</h2>{turns or "<p>No messages.</p>"}</section>'
 
 
 def page_html(story: Story, workspace: str) -> str:

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from session.journal import subject_of
-from session.story import Call, Decision
+from session.story_records import Call, Decision
 from tools.preview import unified_diff
 from ui.page_text import diff_block, preformatted, text
 

@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-from session.story import PlanSpan, Story, Turn
+from session.story_records import PlanSpan, Story, Turn, review_kind
 from ui.page_text import text
 
 WIDTH, LEFT, RIGHT = 960, 56, 8
 TOP, BARS, BAND, AXIS = 18, 110, 26, 18
 HEIGHT = TOP + BARS + BAND + AXIS
 MAX_BAR, MARK_STEP = 40, 14
-REVIEW_MARKS = (("plan approved", "✓"), ("not approved", "✎"), ("plan rejected", "✗"))
+REVIEW_MARKS = {"approved": "✓", "feedback": "✎", "rejected": "✗"}
 
 
 def review_mark(outcome: str) -> str:
     """The mark for how one review ended (• for any other answer)."""
-    return next((mark for start, mark in REVIEW_MARKS if outcome.startswith(start)), "•")
+    return REVIEW_MARKS.get(review_kind(outcome), "•")
 
 
 def _columns(turns: list[Turn]) -> tuple[float, dict[int, int]]:

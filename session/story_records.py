@@ -1,0 +1,133 @@
+"""The records of a session's story, as the HTML page tells it: turns, calls, decisions, plan spans.
+
+Part of the session store, for the export: session/story.py fills them in one
+pass over the stored entries, ui/page.py draws them. They hold the session's
+own text, unescaped. `review_kind` is the one reading of how a plan review
+ended (ExitPlanMode's summary, as the journal stored it).
+"""
+
+from __future__ import annotations
+
+import re
+from ast import literal_eval
+from dataclasses import dataclass, field
+from typing import Any
+
+RULE = re.compile(r"\brule:? ([^;:.)]+)")
+TOKEN = re.compile(r"unsafe token: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+REVIEW_KINDS = (("plan approved", "approved"), ("not approved", "feedback"), ("plan rejected", "rejected"),
+                ("plan awaits approval", "pending"))
+
+
+def review_kind(outcome: str) -> str:
+    """approved, feedback, rejected or pending, from a review's stored outcome ('' for another)."""
+    return next((kind for start, kind in REVIEW_KINDS if outcome.startswith(start)), "")
+
+
+@dataclass
+class Decision:
+    """One hook decision: the verdict, who gave it, why, and the rules and token it names."""
+
+    tool: str
+    decision: str
+    hook: str
+    reason: str
+    asked: bool
+    subject: str
+    agent: str = ""
+
+    @property
+    def by(self) -> str:
+        """Who decided: `by you` when the user was asked, else `by` the hook, '' for none."""
+        return "by you" if self.asked else f"by {self.hook}" if self.hook else ""
+
+    @property
+    def rules(self) -> list[str]:
+        """The rules the reason names (the hook's, then the judge's), in order."""
+        return [rule.strip() for rule in RULE.findall(self.reason)]
+
+    @property
+    def token(self) -> str:
+        """The token that made the call unsafe, when the reason names one."""
+        found = TOKEN.search(self.reason)
+        try:
+            return str(literal_eval(found.group(1))) if found else ""
+        except (ValueError, SyntaxError):
+            return found.group(1)[1:-1] if found else ""
+
+
+@dataclass
+class Call:
+    """One tool call: its arguments, decision, diff and result, numbered in the session."""
+
+    number: int
+    id: str
+    name: str
+    arguments: Any
+    decision: Decision | None = None
+    started: bool = False
+    change: str = ""
+    result: str | None = None
+
+    @property
+    def argument_dict(self) -> dict[str, Any]:
+        """The arguments when they are a JSON object, else empty."""
+        return self.arguments if isinstance(self.arguments, dict) else {}
+
+
+@dataclass
+class Revision:
+    """A plan put to the user: its text, the answer it got, and the feedback given with that answer.
+
+    What led to revision N is revision N-1's outcome and feedback.
+    """
+
+    number: int
+    turn: int
+    call: int
+    plan: str
+    outcome: str = ""
+    feedback: str = ""
+
+
+@dataclass
+class PlanSpan:
+    """A stretch of plan mode: the turns it covers, what began it, how it ended."""
+
+    first_turn: int
+    entered_by: str
+    last_turn: int = 0
+    ended: str = ""
+    reviews: list[tuple[int, str]] = field(default_factory=list)
+
+
+@dataclass
+class Turn:
+    """A user prompt and everything that followed it until the next prompt."""
+
+    number: int
+    prompt: str
+    items: list[tuple[str, Any]] = field(default_factory=list)
+    reported: tuple[int, int] = (0, 0)
+    estimated: tuple[int, int] = (0, 0)
+    ending: str = ""
+
+    def tokens(self, reported: bool) -> tuple[int, int]:
+        """(input, output) tokens: what the server reported, or the estimate."""
+        return self.reported if reported else self.estimated
+
+
+@dataclass
+class Story:
+    """The whole session as the page tells it."""
+
+    session_id: str
+    opened_in: str
+    turns: list[Turn]
+    calls: list[Call]
+    decisions: list[Decision]
+    spans: list[PlanSpan]
+    revisions: list[Revision]
+    todo_lists: list[tuple[int, list[dict[str, Any]]]]
+    tokens_reported: bool
+    messages: int
