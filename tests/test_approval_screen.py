@@ -46,7 +46,7 @@ def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_
         terminal.expect_text("● Bash(touch made.txt)")
         assert "hello" not in terminal.child.before, "the diff shown at the question is not repeated"
         for shown in ["touch made.txt", "Allow it in build mode",
-                      "don't ask again for Bash(touch …)", r"Allow? [y/n]"]:
+                      "don't ask again for Bash(touch:*)", r"Allow? [y/n]"]:
             terminal.expect_text(shown)
         assert not (workspace / "made.txt").exists()
         terminal.sendline("n")

@@ -16,7 +16,7 @@ import pytest
 from state import AppState
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"agent", "hooks", "models", "session", "tools", "ui"}
+PACKAGES = {"agent", "hooks", "models", "session", "settings", "tools", "ui"}
 UI_LIBRARIES = {"ui", "rich", "prompt_toolkit"}
 # Each costs start-up time (bench/startup.py) and is loaded only where it is first used:
 # openai at the first request (or once the REPL's prompt is drawn), prompt_toolkit and asyncio
@@ -51,6 +51,7 @@ LAYERS = [  # above the whole core, lowest first; a module stands where the long
     "tools",  # the tool layers: Bash hardening, safe reads, search, todos, memory, questions…
     "agent",  # the sub-agent layer (subagents.py, batch.py)
     "session",  # the store, the journal, compaction, reminders
+    "settings",  # the user's settings: hooks and rules (settings/user_layer.py attaches them)
     "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks
     "ui",
     "index",  # the product: its list of layers

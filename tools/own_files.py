@@ -16,7 +16,8 @@ from pathlib import Path
 from tools.paths import inside
 
 OWN_FOLDER = ".stepagent"
-IGNORE_EVERYTHING = "# stepagent's own files (plans): kept out of commits\n*\n"
+IGNORE_EVERYTHING = ("# stepagent's own files (plans, exports) stay out of commits; the project's\n"
+                     "# settings.json (hooks and rules to share) may be committed\n*\n!settings.json\n")
 
 
 def _umask() -> int:
