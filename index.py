@@ -35,6 +35,8 @@ from session.mentions import mentions_layer
 from session.recording import Recorder, load_recording, replay_answers
 from session.reminders import reminders_layer
 from session.store import SessionStore, default_home
+from settings.user_hooks import UserHooks, load_user_settings
+from settings.user_layer import user_events_layer, user_rules_layer
 from state import MODE_CYCLE, AppState
 from tools.ask_user import Answers, Questionnaire, ask_user_layer
 from tools.bash.classifier.classify import classify
@@ -44,6 +46,7 @@ from tools.bash.stop_left_running import stop_left_running_layer
 from tools.judgement import Judgement
 from tools.list_models import list_models_layer
 from tools.memory import memory_layer
+from tools.plan_mode import PlanReview
 from tools.safe_read import hardened_reads_layer
 from tools.search import search_layer
 from tools.todos import todo_layer
@@ -51,6 +54,7 @@ from ui import startup
 from ui.callbacks import callbacks_for
 from ui.console import ConsoleView
 from ui.model_choice import DEFAULT_MODEL, choose_model, open_model
+from ui.workspace_trust import trusted_workspace
 
 VERSION = "0.1.0"
 
@@ -75,10 +79,12 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
                    ask: Callable[[Questionnaire], Answers] | None = None,
                    ask_timeout: float | None = None, window: tuple[int, float] = (128_000, 0.8),
                    classifier: Callable[[str], Judgement] = classify,
-                   model_named: Callable[[str], Model] | None = None) -> list[Layer]:
+                   model_named: Callable[[str], Model] | None = None,
+                   user_hooks: UserHooks | None = None) -> list[Layer]:
     """The product: what attaches to the core, in order. Sub-agents get the tool layers only.
 
-    Without `home` there is no memory, without `store` no ReadSessionContext.
+    Without `home` there is no memory, without `store` no ReadSessionContext, without
+    `user_hooks` none of the user's settings (hooks and permission rules).
     """
     tool_layers: list[Layer] = [
         hardened_reads_layer,  # Read, Write and Edit read host files the safe way
@@ -91,6 +97,9 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
         tool_layers.append(partial(memory_layer, home=home))  # Remember, Forget, the memory section
     if store is not None:
         tool_layers.append(partial(session_context_layer, store=store))  # ReadSessionContext
+    if user_hooks is not None:
+        tool_layers.append(partial(user_rules_layer, hooks=user_hooks))  # deny/ask/allow rules, tool hooks
+    prompt_layers = [partial(user_events_layer, hooks=user_hooks)] if user_hooks is not None else []
     return [
         *tool_layers,
         partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # AskUserQuestion
@@ -99,6 +108,7 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
         partial(compaction_layer, window_tokens=window[0], share=window[1]),
         reminders_layer,  # plan-mode, plan-ended and todo reminders
         mentions_layer,  # a #sess_… in the user's message points at ReadSessionContext
+        *prompt_layers,  # the user's UserPromptSubmit, SessionStart and Stop hooks
     ]
 
 
@@ -142,6 +152,12 @@ def argument_parser() -> argparse.ArgumentParser:
                         "endpoint with one small request, then exit")
     parser.add_argument("--compact-at", type=float, default=0.8, metavar="SHARE",
                         help="compact automatically past this share of the window (default: %(default)s)")
+    parser.add_argument("--trust-workspace", action="store_true",
+                        help="run this workspace's own hooks and allow rules (.stepagent/settings.json) "
+                        "this run; -p never runs them otherwise, the REPL asks once")
+    parser.add_argument("--try-calls", type=Path, metavar="FILE",
+                        help="run the tool calls in FILE through the hooks and rules without a model, "
+                        "without running them, and print each decision")
     parser.add_argument("--ask-timeout", type=float, metavar="SECONDS",
                         help="let the model's questions (AskUserQuestion) go on unanswered after "
                         "SECONDS: silent for a fifth of it (at most 60 s), then a countdown; any key "
@@ -175,7 +191,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run stepagent; the return value is the process's exit code."""
     args = parse_args(argv)
-    headless, workspace, home = args.prompt is not None, Path.cwd(), default_home()
+    headless, workspace, home = args.prompt is not None or args.try_calls, Path.cwd(), default_home()
     if args.doctor:
         from ui.doctor import run_doctor
 
@@ -194,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     if model is None:
         return 2
     state = AppState()
-    state.events.subscribe(view.on_event)
     present, approve, ask, confirm = callbacks_for(view, state, headless, args.approve_plan)
+    user_hooks = open_user_settings(home, workspace, view, confirm, args.trust_workspace)
+    if args.try_calls:
+        return try_calls_from(args, state, model, present, view, user_hooks)
+    state.events.subscribe(view.on_event)
     if args.check:
         present, approve = replay_answers(load_recording(args.script))
     if args.record:
@@ -203,9 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         state.events.subscribe(recorder.on_event)
     agent = assemble(workspace, state, model, present, approve,
                      product_layers(home, store, ask, args.ask_timeout,
-                                    (args.context_window, args.compact_at)))
+                                    (args.context_window, args.compact_at), user_hooks=user_hooks))
     startup.show_agent_on(view, agent)
     session = startup.open_session(agent, store, home, view, args.context_window)
+    session.user_hooks = user_hooks
     failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
     if failed is not None:
         return failed
@@ -222,6 +242,35 @@ def main(argv: list[str] | None = None) -> int:
     from ui.repl import history_at, run_repl
 
     return run_repl(session, view, history_at(home / "history"), args.message or "")
+
+
+def open_user_settings(home: Path, workspace: Path, view: ConsoleView,
+                       confirm: Callable[[str], bool] | None, trust_flag: bool) -> UserHooks:
+    """The user's hooks and rules for this run: trust asked about once, each problem one line."""
+    loaded = load_user_settings(home, workspace, trusted_workspace(home, workspace, view, confirm,
+                                                                   trust_flag))
+    for problem in loaded.settings.problems:
+        view.error(problem)
+    if loaded.off:
+        view.notice(loaded.off, style="yellow")
+    return UserHooks(loaded.settings, workspace, home, notify=view.error, waiting=loaded.waiting_for_trust)
+
+
+def try_calls_from(args: argparse.Namespace, state: AppState, model: Model,
+                   present: Callable[[str], PlanReview], view: ConsoleView, user_hooks: UserHooks) -> int:
+    """--try-calls FILE: the calls decided by the hooks and rules, nothing run (ui/try_calls.py)."""
+    from ui.try_calls import NotCalls, read_calls, try_calls, would_ask
+
+    try:
+        calls = read_calls(args.try_calls)
+    except NotCalls as failure:
+        view.error(str(failure))
+        return 2
+    agent = assemble(Path.cwd(), state, model, present, would_ask,
+                     product_layers(default_home(), user_hooks=user_hooks))
+    if args.mode:
+        state.select(args.mode, "--mode")
+    return try_calls(agent, calls, view)
 
 
 def run_guarded(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
-from hooks.session_rules import AllowRule
+from hooks.session_rules import AllowRule, Keeper
 from tools.preview import Preview
 
 
@@ -28,16 +28,18 @@ class PermissionRequest:
 
 @dataclass(frozen=True)
 class PermissionAnswer:
-    """Yes or no; a yes may remember its rule for the session, a no may carry feedback.
+    """Yes or no; a yes may remember its rule, a no may carry feedback.
 
-    `unanswered` is set when no person could answer (a -p run): it says why, and the
-    denial is that reason's, not the user's.
+    `kept` says for how long a remembered rule holds: this session, this project, or
+    every project. `unanswered` is set when no person could answer (a -p run): it says
+    why, and the denial is that reason's, not the user's.
     """
 
     allow: bool
     remember: bool = False
     feedback: str = ""
     unanswered: str = ""
+    kept: Keeper = "session"
 
 
 Approve = Callable[[PermissionRequest], Union[PermissionAnswer, bool]]

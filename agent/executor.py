@@ -12,10 +12,14 @@ a call that never ran from one whose result was lost; the handler's result is
 emitted as a ToolFinished, cut to MAX_RESULT_CHARS (tools/base.py): the one
 cap every tool's result passes. When an ask hook asks, the user gets a
 PermissionRequest with a preview of what will run; a "yes, don't ask again"
-adds a session rule, which is consulted only here, after the deny hooks, so it
-can never lift a plan-mode denial. Ctrl-C at that question emits the call's
+adds a rule (kept for the session, the project or the user, as the answer
+says), which is consulted only here, after the deny hooks, so it can never
+lift a plan-mode denial. Ctrl-C at that question emits the call's
 ToolFinished ("Not run") before the interrupt goes on to the loop, so the
 screen shows one result for it, as it does for a "no".
+
+After the handler, each of `after_call` may add to the result (a seam: the
+user's PostToolUse hooks tell the model what they saw there).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
 judgement, and a tool with `run_decided` (the hardened Bash) gets it with the
@@ -30,7 +34,7 @@ so whatever it does with an unexpected exception it does for every call.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable, Iterator
 
@@ -80,6 +84,7 @@ class Executor:
     calls: int = 0
     rules: SessionRules = field(default_factory=SessionRules)
     batch: Callable[["Executor", list[ToolCall], Guard], Results] = in_order
+    after_call: list[Callable[[ToolCallEvent, ToolResult], ToolResult]] = field(default_factory=list)
 
     def run(self, call: ToolCall) -> ToolResult:
         """Exactly one ToolResult for this call, whatever happens."""
@@ -126,6 +131,9 @@ class Executor:
                 result = capped(tool.handler(args))
         except Exception as exc:  # a broken tool must not break the session
             result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        else:
+            for after in self.after_call:
+                result = capped(after(ToolCallEvent(tool, args, self.state.view()), result))
         finally:
             self._finished(call.name, args, result)
         return result
@@ -138,7 +146,7 @@ class Executor:
         """A session rule's yes, or the user's answer; True when the user was asked."""
         rule = self.rules.matching(tool.name, args)
         if rule is not None:
-            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} (this session)"), False
+            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} ({rule.where})"), False
         request = PermissionRequest(tool.name, args, verdict.reason, _preview(tool, args),
                                     offered_rule(tool.name, args))
         answer = as_answer(self.approve(request))
@@ -146,8 +154,9 @@ class Executor:
             return Verdict("deny", UNANSWERED, answer.unanswered), False
         if answer.allow:
             if answer.remember and request.rule is not None:
-                self.rules.add(request.rule)
-                added = f"your new rule {request.rule.label} (this session)"
+                rule = replace(request.rule, kept=answer.kept)
+                problem = self.rules.add(rule)
+                added = f"your new rule {rule.label} ({rule.where})" + (f"; {problem}" if problem else "")
                 return Verdict("allow", SESSION_RULE, added), True
             return Verdict("allow", verdict.hook, verdict.reason), True
         said = f" The user said: {answer.feedback}" if answer.feedback else ""

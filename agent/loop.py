@@ -11,7 +11,11 @@ event (the journal stores it).
 What plan mode needed from the loop is generic: a tool result may end the turn
 (`end_turn`, used by a rejected plan) or add a real user message after the results
 (`follow_up`, used by plan feedback). Control flow that leaves a turn early is a
-small exception, TurnEnded, caught in one place.
+small exception, TurnEnded, caught in one place. Two more seams hang on a turn's
+edges, for the user's hooks (settings/user_layer.py): `admit` sees the user's text
+before it is sent, and may add to it or refuse it (PromptRefused: nothing is sent);
+`before_stop` sees the model's answer, and may return a message that keeps the turn
+going.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 tool ends the turn half-way through a reply's calls, so the history is always a
@@ -40,7 +44,8 @@ from models.base import ContextOverflow, Model, ModelError, Reply, ToolCall
 from state import AppState
 from tools.base import ToolResult
 
-Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed"]
+Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed",
+                 "refused"]
 SKIPPED = f"{NOT_RUN} the turn ended before this call."
 FAILED = f"{NOT_RUN} an internal error ended the turn before this call."
 DETAIL_LIMIT = 500
@@ -49,6 +54,10 @@ DETAIL_LIMIT = 500
 def unexpected(exc: Exception) -> str:
     """An unexpected exception in one line: its type and the start of its message."""
     return f"{type(exc).__name__}: {str(exc)[:DETAIL_LIMIT]}"
+
+
+class PromptRefused(Exception):
+    """An `admit` seam refuses the user's text; the message says why. Nothing is sent."""
 
 
 class TurnEnded(Exception):
@@ -84,6 +93,8 @@ class Agent:
     preparers: list[Callable[["Agent"], None]] = field(default_factory=list)
     recover_overflow: Callable[["Agent", ContextOverflow], None] | None = None
     sections: list[Section] = field(default_factory=lambda: list(SECTIONS))
+    admit: list[Callable[[str], str]] = field(default_factory=list)
+    before_stop: list[Callable[[str], str]] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
     requests: int = 0
 
@@ -95,13 +106,21 @@ class Agent:
     def run_turn(self, user_text: str) -> TurnOutcome:
         """Send the user's text and run steps until the model answers or the turn ends."""
         try:
+            for admit in self.admit:
+                user_text = admit(user_text)
             self.add({"role": "user", "content": user_text})
             for _ in range(self.max_steps):
                 reply = self._step()
-                if not reply.tool_calls:
+                if reply.tool_calls:
+                    continue
+                more = next(filter(None, (check(reply.text) for check in self.before_stop)), "")
+                if not more:
                     return TurnOutcome("answered", reply.text)
+                self.add({"role": "user", "content": more})
             return TurnOutcome("step_limit", error=f"stopped after {self.max_steps} model requests "
                                "in one turn; say 'continue' to go on.")
+        except PromptRefused as refused:
+            return TurnOutcome("refused", error=str(refused))
         except TurnEnded as ended:
             return TurnOutcome(ended.ending, tool=ended.tool)
         except KeyboardInterrupt:

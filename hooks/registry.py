@@ -5,6 +5,12 @@ return a reason to stop it. What a reason means is the hook's `decision`:
 "deny" ends the call with the reason as its tool result; "ask" puts the reason
 to the user as a yes/no question. Deny hooks always run before ask hooks, so a
 user's "yes" can never override a denial.
+
+An ask hook may also answer with a whole Verdict: "deny", "ask", or "allow",
+which means no question is needed and ends the ask hooks (the user's hooks and
+allow rules answer so, settings/user_layer.py). Only the ask hooks get that
+say, and only after every deny hook has passed the call, so an "allow" can
+never lift a denial. A deny hook's Verdict counts only when it denies.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ class Hook:
     """A registered hook: its name (shown in denials), the callback, and what its reason means."""
 
     name: str
-    callback: Callable[[ToolCallEvent], str | None]
+    callback: Callable[[ToolCallEvent], str | Verdict | None]
     decision: Decision
 
 
@@ -58,10 +64,16 @@ class HookRegistry:
 
     hooks: list[Hook] = field(default_factory=list)
 
-    def on_pre_tool_use(self, name: str, callback: Callable[[ToolCallEvent], str | None],
-                        decision: Decision = "deny") -> None:
-        """Register a hook; its reason denies the call or becomes a question, as `decision` says."""
-        self.hooks.append(Hook(name, callback, decision))
+    def on_pre_tool_use(self, name: str, callback: Callable[[ToolCallEvent], str | Verdict | None],
+                        decision: Decision = "deny", before: str = "") -> None:
+        """Register a hook; its reason denies the call or becomes a question, as `decision` says.
+
+        It is asked after the hooks of its kind registered before it, or just before the hook
+        named `before`.
+        """
+        names = [hook.name for hook in self.hooks]
+        place = names.index(before) if before in names else len(names)
+        self.hooks.insert(place, Hook(name, callback, decision))
 
     def check(self, event: ToolCallEvent) -> Verdict:
         """The first reason from a deny hook, else from an ask hook, else allow."""
@@ -69,7 +81,10 @@ class HookRegistry:
             for hook in self.hooks:
                 if hook.decision != decision:
                     continue
-                reason = hook.callback(event)
-                if reason:
-                    return Verdict(decision, hook.name, reason)
+                answer = hook.callback(event)
+                if isinstance(answer, Verdict):
+                    if answer.decision == "deny" or decision == "ask":
+                        return answer
+                elif answer:
+                    return Verdict(decision, hook.name, answer)
         return Verdict("allow")

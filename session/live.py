@@ -24,6 +24,7 @@ from session.changes import SessionChanges
 from agent.history import reminder_kind
 from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
+from settings.user_hooks import UserHooks
 from state import SESSION_ID_PREFIX, PermissionMode, new_session_id
 
 AMBIGUOUS_SHOWN = 5
@@ -47,7 +48,10 @@ class SessionBusy(Exception):
 
 @dataclass
 class Session:
-    """The agent with its journal, usage and changes: what the REPL's commands act on."""
+    """The agent with its journal, usage and changes: what the REPL's commands act on.
+
+    `user_hooks` are the user's hooks and rules in effect (/hooks and /permissions list them).
+    """
 
     agent: Agent
     journal: Journal
@@ -55,6 +59,7 @@ class Session:
     usage: UsageMeter = field(default_factory=UsageMeter)
     changes: SessionChanges = field(init=False)
     estimate: TokenEstimate = field(default_factory=TokenEstimate, repr=False)
+    user_hooks: UserHooks | None = None
 
     def __post_init__(self) -> None:
         self.changes = SessionChanges(self.agent.workspace)

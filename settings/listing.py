@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from settings.schema import Settings
+from settings.schema import CommandHook, Settings
 from settings.rules import KINDS
 
 
@@ -18,21 +18,23 @@ def hook_lines(in_effect: Settings, waiting: Settings) -> list[str]:
         return ["No hooks. Add them to $STEPAGENT_HOME/settings.json or .stepagent/settings.json "
                 "(Claude Code's \"hooks\" schema; README.md shows one)."]
     lines = [f"Hooks in effect ({len(in_effect.hooks)}):"] if in_effect.hooks else ["No hooks in effect."]
-    lines += _hooks(in_effect)
+    lines += [hook_entry(hook) for hook in in_effect.hooks]
     if waiting.hooks:
-        lines += ["Off until you trust this workspace:", *_hooks(waiting)]
+        lines += ["Off until you trust this workspace:", *(hook_entry(hook) for hook in waiting.hooks)]
     return lines
 
 
-def _hooks(settings: Settings) -> Iterable[str]:
-    for hook in settings.hooks:
-        yield (f"  {hook.event:16} {hook.matcher or '*':14} {hook.command}  (timeout {hook.timeout:g} s; "
-               f"{hook.source})")
+def hook_entry(hook: CommandHook) -> str:
+    """One hook on one line: event, matcher, command, timeout, file."""
+    return f"  {hook.event:16} {hook.matcher or '*':14} {hook.command}  (timeout {hook.timeout:g} s; {hook.source})"
 
 
-def rule_lines(in_effect: Settings, waiting: Settings, session: Iterable[str]) -> list[str]:
-    """Every rule in effect, deny first (the order they are consulted in), with where it was set."""
-    kept = list(session)
+def rule_lines(in_effect: Settings, waiting: Settings, answered: Iterable[tuple[str, str]]) -> list[str]:
+    """Every rule in effect, deny first (the order they are consulted in), with where it was set.
+
+    `answered` are the "don't ask again" answers of this session: each rule and where it is kept.
+    """
+    kept = list(answered)
     if not in_effect.rules and not waiting.rules and not kept:
         return ["No permission rules. Add them to $STEPAGENT_HOME/settings.json or "
                 ".stepagent/settings.json ({\"permissions\": {\"allow\": [...], \"ask\": [...], "
@@ -42,7 +44,7 @@ def rule_lines(in_effect: Settings, waiting: Settings, session: Iterable[str]) -
         lines += [f"  {kind:5}  {rule.rule.text:28} {rule.source}" for rule in in_effect.rules
                   if rule.kind == kind]
         if kind == "allow":
-            lines += [f"  allow  {label:28} this session" for label in kept]
+            lines += [f"  allow  {label:28} {where}" for label, where in kept]
     if waiting.rules:
         lines.append("Off until you trust this workspace:")
         lines += [f"  {rule.kind:5}  {rule.rule.text:28} {rule.source}" for rule in waiting.rules]

@@ -111,9 +111,11 @@ def covers_command(specifier: str, command: str, cautious: bool) -> bool:
 
 
 def simple_commands(command: str, depth: int = 0) -> list[list[str]]:
-    """Every simple command's words, loosely: split at shell separators, quotes removed, the
-    first word's folder dropped, and each word that is itself a command line (`sh -c '…'`)
-    split again."""
+    """Every simple command's words, read loosely (for deny rules).
+
+    Split at shell separators, quotes removed, and each word that is itself a command
+    line (`sh -c '…'`) split again.
+    """
     text = command.replace("`", " ` ").replace("\n", " ; ")
     try:
         lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")

@@ -83,8 +83,10 @@ class Settings:
 
 
 def parse_settings(file: SettingsFile, workspace_key: str = "") -> Settings:
-    """The hooks and rules of one file; with `workspace_key`, also the rules the user's file
-    keeps for that workspace."""
+    """The hooks and rules of one file.
+
+    With `workspace_key`, also the rules the user's file keeps for that workspace.
+    """
     if file.problem:
         return Settings(problems=(file.problem,))
     problems: list[str] = []

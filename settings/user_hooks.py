@@ -49,27 +49,30 @@ class Ruling:
 
 @dataclass(frozen=True)
 class Loaded:
-    """The settings in effect, what trust would add, and the lines to show at start."""
+    """The settings in effect (with the problems met reading them), and what trust would add.
+
+    `off` is the line that says what waits for trust ('' when nothing does).
+    """
 
     settings: Settings
     waiting_for_trust: Settings
-    notices: tuple[str, ...]
+    off: str = ""
 
 
 def load_user_settings(home: Path, workspace: Path, trusted: bool) -> Loaded:
-    """The user's file, and the project's as far as trust allows; notices say what is off."""
+    """The user's file, and the project's as far as trust allows."""
     user = parse_settings(read_settings(user_settings_path(home), "user"), workspace_key(workspace))
     project = parse_settings(read_settings(project_settings_path(workspace), "project"))
     restrictive = tuple(rule for rule in project.rules if rule.kind != "allow")
     loosening = Settings(project.hooks, tuple(rule for rule in project.rules if rule.kind == "allow"))
     kept = Settings(rules=restrictive, fail_closed=project.fail_closed, problems=project.problems)
     if trusted:
-        return Loaded(user + kept + loosening, Settings(), user.problems + project.problems)
-    notices = user.problems + project.problems
-    if loosening.hooks or loosening.rules:
-        notices += (f"This workspace's {project_settings_path(workspace)} has {_counted(loosening)}; "
-                    "they stay off until you trust this workspace (its deny and ask rules apply).",)
-    return Loaded(user + kept, loosening, notices)
+        return Loaded(user + kept + loosening, Settings())
+    if not loosening.hooks and not loosening.rules:
+        return Loaded(user + kept, loosening)
+    return Loaded(user + kept, loosening,
+                  f"This workspace's {project_settings_path(workspace)} has {_counted(loosening)}; "
+                  "they stay off until you trust this workspace (its deny and ask rules apply).")
 
 
 def _counted(settings: Settings) -> str:
@@ -87,6 +90,7 @@ class UserHooks:
     workspace: Path
     home: Path
     notify: Callable[[str], None] = lambda text: None
+    waiting: Settings = field(default_factory=Settings)
     runner: Callable[[str, dict[str, Any], Path, float], Any] = run_command
     places: Places = field(init=False)
 

@@ -179,3 +179,23 @@ def test_a_tools_plan_mode_hint_joins_its_denial_and_no_hint_adds_nothing():
     plain = plan_mode_guard(event(fake_tool("Scribble"), plan_mode=True))
     assert hinted.endswith(" Note it in the plan.")
     assert hinted.removesuffix(" Note it in the plan.").replace("Remember", "Scribble") == plain
+
+
+def test_an_ask_hooks_allow_ends_only_the_ask_hooks_and_never_lifts_a_denial():
+    registry = HookRegistry()
+    registry.on_pre_tool_use("guard", lambda e: "no" if e.state.plan_mode else None, "deny")
+    registry.on_pre_tool_use("question", lambda e: "sure?", "ask")
+    registry.on_pre_tool_use("user", lambda e: Verdict("allow", "user"), "ask", before="question")
+    registry.on_pre_tool_use("late-deny", lambda e: "also no" if e.args.get("bad") else None, "deny")
+    assert [hook.name for hook in registry.hooks] == ["guard", "user", "question", "late-deny"]
+    assert registry.check(event()).decision == "allow", "no question after the user's allow"
+    assert registry.check(event(plan_mode=True)) == Verdict("deny", "guard", "no")
+    assert registry.check(event(bad=True)) == Verdict("deny", "late-deny", "also no")
+
+
+def test_a_deny_hook_can_only_deny_with_a_verdict():
+    registry = HookRegistry()
+    registry.on_pre_tool_use("loose", lambda e: Verdict("allow", "loose"), "deny")
+    registry.on_pre_tool_use("asks", lambda e: Verdict("ask", "asks", "?"), "deny")
+    registry.on_pre_tool_use("guard", lambda e: "no", "deny")
+    assert registry.check(event()) == Verdict("deny", "guard", "no")

@@ -50,8 +50,8 @@ LAYERS = [  # above the whole core, lowest first; a module stands where the long
     "models",  # the real client, the scripted model, the catalog
     "tools",  # the tool layers: Bash hardening, safe reads, search, todos, memory, questions…
     "agent",  # the sub-agent layer (subagents.py, batch.py)
-    "session",  # the store, the journal, compaction, reminders
     "settings",  # the user's settings: hooks and rules (settings/user_layer.py attaches them)
+    "session",  # the store, the journal, compaction, reminders
     "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks
     "ui",
     "index",  # the product: its list of layers

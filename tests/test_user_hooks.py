@@ -28,7 +28,7 @@ def test_an_untrusted_project_keeps_only_its_deny_and_ask_rules(tmp_path):
     assert loaded.settings.hooks == ()
     assert [(r.kind, r.rule.text) for r in loaded.settings.rules] == [("deny", "Bash(rm:*)"), ("ask", "Read")]
     assert len(loaded.waiting_for_trust.hooks) == 1 and loaded.waiting_for_trust.rules[0].rule.text == "Bash"
-    assert any("1 hook and 1 allow rule" in notice for notice in loaded.notices)
+    assert "1 hook and 1 allow rule" in loaded.off
     trusted = load_user_settings(home, workspace, trusted=True)
     assert len(trusted.settings.hooks) == 1 and trusted.waiting_for_trust.hooks == ()
 

@@ -24,6 +24,7 @@ from ui.safe_text import safe
 from ui.type_ahead import asking_fresh
 
 YES, ALWAYS, NO, EDITS = {"y", "yes"}, {"a", "always"}, {"", "n", "no"}, {"e", "edit"}
+KEEPERS = {"p": "project", "project": "project", "u": "user", "user": "user"}  # "always", for longer
 
 
 def _answer(ask: Callable[[str], str], question: str) -> str:
@@ -34,12 +35,17 @@ def _answer(ask: Callable[[str], str], question: str) -> str:
 
 
 def permission_answer(text: str) -> PermissionAnswer:
-    """y allows, a allows and remembers, n (or nothing) declines, other text declines with feedback."""
+    """y allows, n (or nothing) declines, other text declines with feedback.
+
+    a allows and remembers the rule for the session, p for this project, u for every project.
+    """
     word = text.strip()
     if word.lower() in YES:
         return PermissionAnswer(True)
     if word.lower() in ALWAYS:
         return PermissionAnswer(True, remember=True)
+    if word.lower() in KEEPERS:
+        return PermissionAnswer(True, remember=True, kept=KEEPERS[word.lower()])
     if word.lower() in NO:
         return PermissionAnswer(False)
     return PermissionAnswer(False, feedback=word)
@@ -61,8 +67,8 @@ def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
     """Show what the call will do, then ask: yes, yes for this session, no, or feedback."""
     def approve(request: PermissionRequest) -> PermissionAnswer:
         view.show_request(request)
-        always = (f"a = yes, and don't ask again for {safe(request.rule.label)} this session · "
-                  if request.rule else "")
+        always = (f"a = yes, and don't ask again for {safe(request.rule.label)} this session "
+                  "(p: in this project, u: in every project) · " if request.rule else "")
         view.notice(f"y = yes · {always}n = no · or type what to do instead", style="dim")
         answer = permission_answer(_answer(ask, "Allow? [y/n] "))
         return answer if request.rule or not answer.remember else PermissionAnswer(True)

@@ -16,6 +16,8 @@ from models.base import ModelError
 from models.catalog import checked_name, format_catalog
 from session.live import Session, SessionBusy
 from session.store import StoreUnavailable
+from settings.listing import hook_lines, rule_lines
+from settings.schema import Settings
 from state import MODE_CYCLE
 from step42_plan_mode.lesson_model import LessonModel
 from ui.console import todo_line
@@ -29,6 +31,8 @@ HELP = """Commands:
   /mode NAME     switch mode: plan, build, edit or yolo (leaving plan mode this way is allowed)
   /todos         show the todo list
   /trace         show mode changes and hook decisions of this session, with the reasons
+  /hooks         list the hooks in effect, with their file and event (settings.json)
+  /permissions   list the permission rules in effect, with where each was set
   /last          show the whole output of the latest command
   /usage         tokens spent in this session, and how full the context window is
   /diff          what this session's Write and Edit calls changed, as a diff
@@ -83,6 +87,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return SlashOutcome("\n".join(lines) or "The todo list is empty.")
     if name == "/trace":
         return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
+    if name in ("/hooks", "/permissions"):
+        return SlashOutcome(safe("\n".join(_settings_lines(name, session))))
     if name == "/usage":
         usage = session.usage.session
         if not usage.reported:
@@ -120,6 +126,15 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
     if name in {"/exit", "/quit"}:
         return SlashOutcome(exit=True)
     return SlashOutcome(unknown_command(name), is_error=True)
+
+
+def _settings_lines(name: str, session: Session) -> list[str]:
+    hooks = session.user_hooks
+    in_effect, waiting = (hooks.settings, hooks.waiting) if hooks else (Settings(), Settings())
+    if name == "/hooks":
+        return hook_lines(in_effect, waiting)
+    answered = [(rule.label, f"your answer, for {rule.where}") for rule in session.agent.executor.rules.rules]
+    return rule_lines(in_effect, waiting, answered)
 
 
 def command_names() -> list[str]:

@@ -1,0 +1,47 @@
+"""The question at start: may this workspace's own hooks and allow rules run?
+
+Project hooks are commands that arrive with a cloned repository and run as the user,
+outside the plan-mode sandbox; project allow rules skip questions. So they stay off until
+the user has trusted the workspace once. The REPL shows what would run, then asks, and
+remembers a yes in the user's settings (settings/trust.py). -p asks nobody: only
+--trust-workspace turns them on, for that run, whatever was remembered. A workspace
+whose settings hold nothing that trust would turn on is never asked about.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from settings.files import SettingsUnwritable, project_settings_path, user_settings_path
+from settings.listing import hook_entry
+from settings.trust import is_trusted, trust
+from settings.user_hooks import load_user_settings
+from ui.console import ConsoleView
+
+
+def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
+                      confirm: Callable[[str], bool] | None, flag: bool) -> bool:
+    """Whether the project's hooks and allow rules apply this run (asking the user once)."""
+    if flag:
+        return True
+    if confirm is None:
+        return False
+    if is_trusted(home, workspace):
+        return True
+    waiting = load_user_settings(home, workspace, trusted=False).waiting_for_trust
+    if not waiting.hooks and not waiting.rules:
+        return False
+    view.notice(f"{project_settings_path(workspace)} comes with this workspace. Its hooks run as you, "
+                "outside the plan-mode sandbox, and its allow rules skip questions:", style="yellow")
+    for hook in waiting.hooks:
+        view.notice(hook_entry(hook), style="yellow")
+    for rule in waiting.rules:
+        view.notice(f"  allow  {rule.rule.text}", style="yellow")
+    if not confirm(f"Trust this workspace (remembered in {user_settings_path(home)})?"):
+        return False
+    try:
+        trust(home, workspace)
+    except SettingsUnwritable as failure:
+        view.error(f"{failure} Trusted for this session only.")
+    return True
