@@ -6,7 +6,9 @@
                                     arrive with a repository (they run only once it is trusted)
 
 A file that cannot be read or is not a JSON object is one clear line naming the file and
-the line, and the program goes on without it. Updates (a kept rule, a trusted workspace)
+the line, and the program goes on without it. The project's file comes with a repository,
+so it is read the way the model's files are (tools/safe_read.py): a regular file only,
+never a FIFO, a device or a kernel pseudo-file, at most MAX_SETTINGS_BYTES of it. Updates (a kept rule, a trusted workspace)
 go to the user's file only, whole and atomically, under a lock, and never over a file that
 does not parse: the user's own text is never lost.
 """
@@ -21,8 +23,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
 from tools.own_files import OWN_FOLDER, write_atomically
+from tools.safe_read import read_bytes_capped
 
 SETTINGS = "settings.json"
+MAX_SETTINGS_BYTES = 1024 * 1024
 Scope = Literal["user", "project"]
 
 
@@ -58,11 +62,15 @@ def project_settings_path(workspace: Path) -> Path:
 def read_settings(path: Path, scope: Scope) -> SettingsFile:
     """The file's settings; a missing file is empty, a broken one is its problem and no data."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data, cut = read_bytes_capped(path, MAX_SETTINGS_BYTES)
+        if cut:
+            raise ValueError(f"larger than {MAX_SETTINGS_BYTES // 1024} KiB")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         return SettingsFile(path, scope)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+    except (OSError, ValueError) as exc:
+        reason = (exc.strerror or str(exc) if isinstance(exc, OSError) else
+                  "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc))
         return SettingsFile(path, scope, problem=f"{path}: cannot be read ({reason}); going on "
                             "without it.")
     return parse_settings_text(path, scope, text)

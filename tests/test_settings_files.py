@@ -115,3 +115,19 @@ def test_the_projects_settings_file_is_committable_and_plans_are_not(tmp_path):
                               ".stepagent/.gitignore", ".stepagent/plans/plan-sess_1.md"],
                              capture_output=True, text=True).stdout.split()
     assert ignored == [".stepagent/.gitignore", ".stepagent/plans/plan-sess_1.md"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+def test_a_hostile_projects_settings_file_cannot_hang_the_start(tmp_path, kind):
+    import os
+
+    path = project_settings_path(tmp_path)
+    path.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text('{"x": "' + "a" * (2 * 1024 * 1024) + '"}')
+    read = read_settings(path, "project")
+    assert read.data == {} and str(path) in read.problem and "cannot be read" in read.problem

@@ -17,7 +17,8 @@ from typing import Any
 from agent.approval import PermissionAnswer, PermissionRequest
 from agent.events import Event, ToolDecision
 from agent.loop import Agent
-from models.base import ToolCall
+from models.base import ModelError, ToolCall
+from models.scripted import load_script
 from tools.base import ToolResult
 from ui.console import ConsoleView
 
@@ -32,18 +33,19 @@ def read_calls(path: Path) -> list[dict[str, Any]]:
     """The calls in FILE, each {"name", "arguments"}; NotCalls if it holds none."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise NotCalls(f"cannot read {path}: {exc.strerror}") from exc
-    except json.JSONDecodeError as exc:
-        raise NotCalls(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
-    turns = data.get("turns") if isinstance(data, dict) else None
-    if isinstance(data, list) and data and all(isinstance(t, dict) and "tool_calls" in t for t in data):
-        turns = data
-    if isinstance(turns, list):
-        calls = [call for turn in turns if isinstance(turn, dict) for call in turn.get("tool_calls", [])]
-    else:
-        calls = data if isinstance(data, list) else [data]
-    if not calls or not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in calls):
+    except (OSError, ValueError):
+        data = None  # load_script below says what is wrong with the file
+    if isinstance(data, dict) and isinstance(data.get("name"), str):
+        return [data]
+    if isinstance(data, list) and data and all(isinstance(c, dict) and isinstance(c.get("name"), str)
+                                               for c in data):
+        return data
+    try:
+        turns = load_script(path).turns
+    except ModelError as failure:
+        raise NotCalls(str(failure)) from failure
+    calls = [call for turn in turns for call in turn.get("tool_calls", [])]
+    if not calls:
         raise NotCalls(f"{path} holds no tool calls: write {{\"name\": \"Bash\", \"arguments\": "
                        "{\"command\": \"…\"}}, a list of them, or a --record recording")
     return calls
