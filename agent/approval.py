@@ -28,11 +28,10 @@ class PermissionRequest:
 
 @dataclass(frozen=True)
 class PermissionAnswer:
-    """Yes or no; a yes may remember its rule, a no may carry feedback.
+    """Yes or no; a yes may remember its rule (`kept` says where), a no may carry feedback.
 
-    `kept` says for how long a remembered rule holds: this session, this project, or
-    every project. `unanswered` is set when no person could answer (a -p run): it says
-    why, and the denial is that reason's, not the user's.
+    `unanswered` is set when no person could answer (a -p run): it says why, and the
+    denial is that reason's, not the user's.
     """
 
     allow: bool

@@ -12,14 +12,12 @@ a call that never ran from one whose result was lost; the handler's result is
 emitted as a ToolFinished, cut to MAX_RESULT_CHARS (tools/base.py): the one
 cap every tool's result passes. When an ask hook asks, the user gets a
 PermissionRequest with a preview of what will run; a "yes, don't ask again"
-adds a rule (kept for the session, the project or the user, as the answer
-says), which is consulted only here, after the deny hooks, so it can never
-lift a plan-mode denial. Ctrl-C at that question emits the call's
+adds a rule (kept where the answer says), which is consulted only here, after
+the deny hooks, so it can never lift a plan-mode denial. Ctrl-C at that question emits the call's
 ToolFinished ("Not run") before the interrupt goes on to the loop, so the
 screen shows one result for it, as it does for a "no".
 
-After the handler, each of `after_call` may add to the result (a seam: the
-user's PostToolUse hooks tell the model what they saw there).
+`after_call` may add to a handler's result (the user's PostToolUse hooks do).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
 judgement, and a tool with `run_decided` (the hardened Bash) gets it with the
@@ -155,9 +153,8 @@ class Executor:
         if answer.allow:
             if answer.remember and request.rule is not None:
                 rule = replace(request.rule, kept=answer.kept)
-                problem = self.rules.add(rule)
-                added = f"your new rule {rule.label} ({rule.where})" + (f"; {problem}" if problem else "")
-                return Verdict("allow", SESSION_RULE, added), True
+                self.rules.add(rule)
+                return Verdict("allow", SESSION_RULE, f"your new rule {rule.label} ({rule.where})"), True
             return Verdict("allow", verdict.hook, verdict.reason), True
         said = f" The user said: {answer.feedback}" if answer.feedback else ""
         return Verdict("deny", verdict.hook, DECLINED + said), True

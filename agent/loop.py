@@ -11,11 +11,8 @@ event (the journal stores it).
 What plan mode needed from the loop is generic: a tool result may end the turn
 (`end_turn`, used by a rejected plan) or add a real user message after the results
 (`follow_up`, used by plan feedback). Control flow that leaves a turn early is a
-small exception, TurnEnded, caught in one place. Two more seams hang on a turn's
-edges, for the user's hooks (settings/user_layer.py): `admit` sees the user's text
-before it is sent, and may add to it or refuse it (PromptRefused: nothing is sent);
-`before_stop` sees the model's answer, and may return a message that keeps the turn
-going.
+small exception, TurnEnded, caught in one place. At a turn's edges, `admit` may add
+to the user's text or refuse it (TurnEnded "refused"), and `before_stop` may keep it going.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 tool ends the turn half-way through a reply's calls, so the history is always a
@@ -44,8 +41,7 @@ from models.base import ContextOverflow, Model, ModelError, Reply, ToolCall
 from state import AppState
 from tools.base import ToolResult
 
-Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed",
-                 "refused"]
+Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed", "refused"]
 SKIPPED = f"{NOT_RUN} the turn ended before this call."
 FAILED = f"{NOT_RUN} an internal error ended the turn before this call."
 DETAIL_LIMIT = 500
@@ -56,17 +52,12 @@ def unexpected(exc: Exception) -> str:
     return f"{type(exc).__name__}: {str(exc)[:DETAIL_LIMIT]}"
 
 
-class PromptRefused(Exception):
-    """An `admit` seam refuses the user's text; the message says why. Nothing is sent."""
-
-
 class TurnEnded(Exception):
-    """Leaves the turn early; `ending` says why and `tool` names the tool that ended it."""
+    """Leaves the turn early; `ending` says why, `tool` names the tool that ended it, `error` the problem."""
 
-    def __init__(self, ending: Ending, tool: str = ""):
+    def __init__(self, ending: Ending, tool: str = "", error: str = ""):
         super().__init__(ending)
-        self.ending = ending
-        self.tool = tool
+        self.ending, self.tool, self.error = ending, tool, error
 
 
 @dataclass
@@ -119,10 +110,8 @@ class Agent:
                 self.add({"role": "user", "content": more})
             return TurnOutcome("step_limit", error=f"stopped after {self.max_steps} model requests "
                                "in one turn; say 'continue' to go on.")
-        except PromptRefused as refused:
-            return TurnOutcome("refused", error=str(refused))
         except TurnEnded as ended:
-            return TurnOutcome(ended.ending, tool=ended.tool)
+            return TurnOutcome(ended.ending, tool=ended.tool, error=ended.error)
         except KeyboardInterrupt:
             self._answer_open_calls(INTERRUPTED)
             return TurnOutcome("interrupted")

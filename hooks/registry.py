@@ -6,11 +6,9 @@ return a reason to stop it. What a reason means is the hook's `decision`:
 to the user as a yes/no question. Deny hooks always run before ask hooks, so a
 user's "yes" can never override a denial.
 
-An ask hook may also answer with a whole Verdict: "deny", "ask", or "allow",
-which means no question is needed and ends the ask hooks (the user's hooks and
-allow rules answer so, settings/user_layer.py). Only the ask hooks get that
-say, and only after every deny hook has passed the call, so an "allow" can
-never lift a denial. A deny hook's Verdict counts only when it denies.
+A hook may answer with a Verdict instead. An ask hook's "allow" means no question
+is needed and ends the ask hooks; it comes after every deny hook, so it can never
+lift a denial (a deny hook's Verdict counts only when it denies).
 """
 
 from __future__ import annotations
@@ -66,11 +64,7 @@ class HookRegistry:
 
     def on_pre_tool_use(self, name: str, callback: Callable[[ToolCallEvent], str | Verdict | None],
                         decision: Decision = "deny", before: str = "") -> None:
-        """Register a hook; its reason denies the call or becomes a question, as `decision` says.
-
-        It is asked after the hooks of its kind registered before it, or just before the hook
-        named `before`.
-        """
+        """Register a hook, just before the one named `before` if any; its reason denies or asks."""
         names = [hook.name for hook in self.hooks]
         place = names.index(before) if before in names else len(names)
         self.hooks.insert(place, Hook(name, callback, decision))

@@ -1,19 +1,16 @@
 """"Yes, and don't ask again": the allow rules a user adds by answering, and where each is kept.
 
-A rule names a tool (every Write), or for Bash a command prefix (`git commit`); it is
-written as Claude Code writes rules (`Write`, `Bash(git commit:*)`). Rules are consulted
-only when an ask hook asks, never before the deny hooks, so no rule can let a call
-through while planning (failure mode 3, step42_plan_mode/failure_modes.md): the
-plan-mode guard denies first, and a denial is final.
+A rule names a tool (every Write), or for Bash a command prefix (`git commit`).
+Rules are consulted only when an ask hook asks, never before the deny hooks, so
+no rule can let a call through while planning (failure mode 3,
+step42_plan_mode/failure_modes.md): the plan-mode guard denies first, and a
+denial is final.
 
 A prefix rule matches a simple command only: `git commit -m x`, not
 `git commit; rm -rf x`. Anything with shell syntax that chains, substitutes or
 redirects is asked again, so a prefix can never hide a second command.
-
-A rule is kept for this session, for this project or for every project (`kept`; `where`
-says it in words). The session's rules live here; `SessionRules.keep` is the seam a layer
-fills to keep the others past the session (settings/user_layer.py writes them to the
-user's settings file). Without it, every rule lasts the session.
+A rule says where it is kept (`kept`): here for the session, or past it for this project or
+every project by a layer's `add` (settings/user_layer.py writes those to the user's settings).
 """
 
 from __future__ import annotations
@@ -21,10 +18,9 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 Keeper = Literal["session", "project", "user"]
-KEPT_WHERE = {"session": "this session", "project": "this project", "user": "every project"}
 SESSION_RULE = "session-rule"  # the hook name a decision made by (or adding) a rule carries
 SHELL_SYNTAX = re.compile(r"[;&|`$<>(){}\n\r\\*?~#!]|\[")
 TWO_WORD_PROGRAMS = {"git", "npm", "pnpm", "yarn", "cargo", "pip", "pip3", "uv", "poetry", "docker",
@@ -47,7 +43,7 @@ class AllowRule:
     @property
     def where(self) -> str:
         """Where it is kept: this session, this project, or every project."""
-        return KEPT_WHERE[self.kept]
+        return {"session": "this session", "project": "this project", "user": "every project"}[self.kept]
 
     def matches(self, tool: str, args: dict[str, Any]) -> bool:
         """Does this rule cover this call?"""
@@ -88,20 +84,11 @@ class SessionRules:
     """The rules added this session, newest last."""
 
     rules: list[AllowRule] = field(default_factory=list)
-    keep: Callable[[AllowRule], str] | None = None
 
-    def add(self, rule: AllowRule) -> str:
-        """Remember a rule (once), and have `keep` keep one meant to outlast the session.
-
-        Returns why it could not be kept past the session ('' when it was, or need not be).
-        """
+    def add(self, rule: AllowRule) -> None:
+        """Remember a rule (once)."""
         if rule not in self.rules:
             self.rules.append(rule)
-        if rule.kept == "session":
-            return ""
-        if self.keep is None:
-            return "nothing here keeps rules past the session; it holds for this session only."
-        return self.keep(rule)
 
     def forget(self) -> list[AllowRule]:
         """Drop every rule (a lesson that starts again asks again); returns the rules dropped."""

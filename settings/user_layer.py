@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent.loop import Agent, PromptRefused
+from agent.loop import Agent, TurnEnded
 from hooks.registry import ToolCallEvent, Verdict
-from hooks.session_rules import AllowRule
+from hooks.session_rules import AllowRule, SessionRules
 from settings.files import SettingsUnwritable
 from settings.trust import keep_rule
 from settings.user_hooks import UserHooks
@@ -39,14 +39,17 @@ CONTEXT_HEADING = "[Context from your hooks]"
 
 
 def user_rules_layer(agent: Agent, hooks: UserHooks) -> None:
-    """Deny rules after the plan-mode guard; the user's hooks and rules before the permission
-    question; PostToolUse after each call; kept rules written to the user's settings."""
+    """The layer: the user's rules and tool hooks on the registry and after each call.
+
+    Deny rules after the plan-mode guard; the user's hooks and ask/allow rules before the
+    permission question; PostToolUse after each call; kept rules written to the user's settings.
+    """
     registry = agent.executor.hooks
     registry.on_pre_tool_use(DENY_RULES, lambda event: deny_rule(hooks, event), "deny")
     registry.on_pre_tool_use(USER_HOOKS, lambda event: user_decision(hooks, event), "ask",
                              before="permission-mode")
     agent.executor.after_call.append(lambda event, result: post_tool_use(hooks, event, result))
-    agent.executor.rules.keep = lambda rule: keep(hooks, rule)
+    agent.executor.rules = KeptRules(agent.executor.rules.rules, hooks)
 
 
 def deny_rule(hooks: UserHooks, event: ToolCallEvent) -> Verdict | None:
@@ -83,13 +86,26 @@ def post_tool_use(hooks: UserHooks, event: ToolCallEvent, result: ToolResult) ->
     return dataclasses.replace(result, content=f"{result.content}\n\n{feedback}")
 
 
-def keep(hooks: UserHooks, rule: AllowRule) -> str:
-    """Write a rule kept for this project or every project to the user's settings; '' or why not."""
-    try:
-        keep_rule(hooks.home, hooks.workspace, "project" if rule.kept == "project" else "user", rule.label)
-    except SettingsUnwritable as failure:
-        return f"{failure}; the rule holds for this session only."
-    return ""
+class KeptRules(SessionRules):
+    """The session's rules, with those kept for a project or every project written down.
+
+    They go to the user's settings (settings/trust.py), so they hold in later sessions too.
+    """
+
+    def __init__(self, rules: list[AllowRule], hooks: UserHooks):
+        super().__init__(rules)
+        self.hooks = hooks
+
+    def add(self, rule: AllowRule) -> None:
+        """Remember a rule for the session, and keep it past the session if it says so."""
+        super().add(rule)
+        if rule.kept == "session":
+            return
+        try:
+            keep_rule(self.hooks.home, self.hooks.workspace, "project" if rule.kept == "project" else "user",
+                      rule.label)
+        except SettingsUnwritable as failure:
+            self.hooks.notify(f"{failure}; {rule.label} holds for this session only.")
 
 
 def user_events_layer(agent: Agent, hooks: UserHooks) -> None:
@@ -101,7 +117,7 @@ def user_events_layer(agent: Agent, hooks: UserHooks) -> None:
         view = agent.state.view()
         refused, context = hooks.user_prompt(text, view)
         if refused:
-            raise PromptRefused(refused)
+            raise TurnEnded("refused", error=refused)
         if view.session_id not in started:
             source = "resume" if agent.messages else ("clear" if started else "startup")
             started[view.session_id] = source

@@ -242,6 +242,8 @@ def test_a_rule_kept_for_the_project_holds_in_the_next_session_and_lists_where(w
     from state import AppState
     from ui.console import ConsoleView
     from rich.console import Console
+    from session.journal import Journal
+    from session.live import Session as LiveSession
 
     home, asked = tmp_path / "home", []
 
@@ -250,15 +252,20 @@ def test_a_rule_kept_for_the_project_holds_in_the_next_session_and_lists_where(w
                                    None, False)
         model = ScriptedModel([{"tool_calls": [{"name": "Bash", "arguments": {"command": "touch made"}}]},
                                {"text": "done"}])
-        agent = assemble(workspace, AppState(), model, lambda plan: None,
+        state = AppState()
+        agent = assemble(workspace, state, model, lambda plan: None,
                          lambda request: asked.append(request) or answer, product_layers(home, user_hooks=hooks))
+        journal = Journal(None, state, workspace, lambda text: None)
+        state.events.subscribe(journal.on_event)
         agent.run_turn("make it")
-        return hooks
+        return hooks, LiveSession(agent, journal).trace()
 
-    session(PermissionAnswer(True, remember=True, kept="project"))
+    _, trace = session(PermissionAnswer(True, remember=True, kept="project"))
     assert len(asked) == 1 and (workspace / "made").exists()
+    assert any("allowed by you" in line for line in trace)
     (workspace / "made").unlink()
-    hooks = session(PermissionAnswer(False))
+    hooks, trace = session(PermissionAnswer(False))
     assert len(asked) == 1 and (workspace / "made").exists(), "the next session did not ask"
+    assert any("allowed by allow rule Bash(touch:*) (kept for this project" in line for line in trace), trace
     assert any("Bash(touch:*)" in line and "kept for this project" in line
                for line in rule_lines(hooks.settings, hooks.waiting, []))

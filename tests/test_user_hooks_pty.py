@@ -29,7 +29,7 @@ def test_trust_is_asked_once_and_a_blocked_prompt_is_never_sent(workspace, tmp_p
     env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url, "STEPAGENT_HOME": str(home)}
     terminal = Terminal.start(workspace, env=env)
     try:
-        terminal.expect_text(f"touch {marker}")
+        terminal.expect_text("PreToolUse")
         terminal.expect_text("Trust this workspace")
         terminal.sendline("n")
         terminal.expect_text("stay off until you trust this workspace")
