@@ -15,9 +15,8 @@ PermissionRequest with a preview of what will run; a "yes, don't ask again"
 adds a rule (kept where the answer says), which is consulted only here, after
 the deny hooks, so it can never lift a plan-mode denial. Ctrl-C at that question emits the call's
 ToolFinished ("Not run") before the interrupt goes on to the loop, so the
-screen shows one result for it, as it does for a "no".
-
-`after_call` may add to a handler's result (the user's PostToolUse hooks do).
+screen shows one result for it, as it does for a "no". `after_call` may add to a
+handler's result (the user's PostToolUse hooks do).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
 judgement, and a tool with `run_decided` (the hardened Bash) gets it with the
@@ -39,7 +38,7 @@ from typing import Any, Callable, Iterator
 from agent.approval import Approve, PermissionRequest, as_answer
 from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
-from hooks.session_rules import SESSION_RULE, SessionRules, offered_rule
+from hooks.session_rules import KEPT_WHERE, SESSION_RULE, SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
 from tools.base import CallDecision, Tool, ToolResult, capped, error
@@ -144,7 +143,7 @@ class Executor:
         """A session rule's yes, or the user's answer; True when the user was asked."""
         rule = self.rules.matching(tool.name, args)
         if rule is not None:
-            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} ({rule.where})"), False
+            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} ({KEPT_WHERE[rule.kept]})"), False
         request = PermissionRequest(tool.name, args, verdict.reason, _preview(tool, args),
                                     offered_rule(tool.name, args))
         answer = as_answer(self.approve(request))
@@ -154,7 +153,8 @@ class Executor:
             if answer.remember and request.rule is not None:
                 rule = replace(request.rule, kept=answer.kept)
                 self.rules.add(rule)
-                return Verdict("allow", SESSION_RULE, f"your new rule {rule.label} ({rule.where})"), True
+                added = f"your new rule {rule.label} ({KEPT_WHERE[rule.kept]})"
+                return Verdict("allow", SESSION_RULE, added), True
             return Verdict("allow", verdict.hook, verdict.reason), True
         said = f" The user said: {answer.feedback}" if answer.feedback else ""
         return Verdict("deny", verdict.hook, DECLINED + said), True

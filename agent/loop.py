@@ -11,8 +11,8 @@ event (the journal stores it).
 What plan mode needed from the loop is generic: a tool result may end the turn
 (`end_turn`, used by a rejected plan) or add a real user message after the results
 (`follow_up`, used by plan feedback). Control flow that leaves a turn early is a
-small exception, TurnEnded, caught in one place. At a turn's edges, `admit` may add
-to the user's text or refuse it (TurnEnded "refused"), and `before_stop` may keep it going.
+small exception, TurnEnded, caught in one place. `admit` may change or refuse the user's
+text (TurnEnded "refused"); `before_stop` may keep a turn going.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 tool ends the turn half-way through a reply's calls, so the history is always a
@@ -104,8 +104,7 @@ class Agent:
                 reply = self._step()
                 if reply.tool_calls:
                     continue
-                more = next(filter(None, (check(reply.text) for check in self.before_stop)), "")
-                if not more:
+                if not (more := next(filter(None, (go_on(reply.text) for go_on in self.before_stop)), "")):
                     return TurnOutcome("answered", reply.text)
                 self.add({"role": "user", "content": more})
             return TurnOutcome("step_limit", error=f"stopped after {self.max_steps} model requests "

@@ -4,11 +4,8 @@ A hook's contract fits in one sentence: return nothing to let the call pass,
 return a reason to stop it. What a reason means is the hook's `decision`:
 "deny" ends the call with the reason as its tool result; "ask" puts the reason
 to the user as a yes/no question. Deny hooks always run before ask hooks, so a
-user's "yes" can never override a denial.
-
-A hook may answer with a Verdict instead. An ask hook's "allow" means no question
-is needed and ends the ask hooks; it comes after every deny hook, so it can never
-lift a denial (a deny hook's Verdict counts only when it denies).
+user's "yes" can never override a denial. A hook may answer with a Verdict: an ask hook's
+"allow" (no question needed) ends the ask hooks only; a deny hook's counts only if it denies.
 """
 
 from __future__ import annotations
@@ -65,8 +62,7 @@ class HookRegistry:
     def on_pre_tool_use(self, name: str, callback: Callable[[ToolCallEvent], str | Verdict | None],
                         decision: Decision = "deny", before: str = "") -> None:
         """Register a hook, just before the one named `before` if any; its reason denies or asks."""
-        names = [hook.name for hook in self.hooks]
-        place = names.index(before) if before in names else len(names)
+        place = next((i for i, hook in enumerate(self.hooks) if hook.name == before), len(self.hooks))
         self.hooks.insert(place, Hook(name, callback, decision))
 
     def check(self, event: ToolCallEvent) -> Verdict:

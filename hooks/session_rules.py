@@ -9,8 +9,7 @@ denial is final.
 A prefix rule matches a simple command only: `git commit -m x`, not
 `git commit; rm -rf x`. Anything with shell syntax that chains, substitutes or
 redirects is asked again, so a prefix can never hide a second command.
-A rule says where it is kept (`kept`): here for the session, or past it for this project or
-every project by a layer's `add` (settings/user_layer.py writes those to the user's settings).
+A rule says where it is kept (`kept`): the session, or (by a layer, settings/user_layer.py) a project or all.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Keeper = Literal["session", "project", "user"]
+KEPT_WHERE = {"session": "this session", "project": "this project", "user": "every project"}
 SESSION_RULE = "session-rule"  # the hook name a decision made by (or adding) a rule carries
 SHELL_SYNTAX = re.compile(r"[;&|`$<>(){}\n\r\\*?~#!]|\[")
 TWO_WORD_PROGRAMS = {"git", "npm", "pnpm", "yarn", "cargo", "pip", "pip3", "uv", "poetry", "docker",
@@ -39,11 +39,6 @@ class AllowRule:
     def label(self) -> str:
         """The rule as the user reads it and settings files hold it: `Write`, `Bash(git commit:*)`."""
         return f"{self.tool}({shlex.join(self.prefix)}:*)" if self.prefix else self.tool
-
-    @property
-    def where(self) -> str:
-        """Where it is kept: this session, this project, or every project."""
-        return {"session": "this session", "project": "this project", "user": "every project"}[self.kept]
 
     def matches(self, tool: str, args: dict[str, Any]) -> bool:
         """Does this rule cover this call?"""

@@ -16,6 +16,7 @@ from models.base import ModelError
 from models.catalog import checked_name, format_catalog
 from session.live import Session, SessionBusy
 from session.store import StoreUnavailable
+from hooks.session_rules import KEPT_WHERE
 from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
 from state import MODE_CYCLE
@@ -133,7 +134,8 @@ def _settings_lines(name: str, session: Session) -> list[str]:
     in_effect, waiting = (hooks.settings, hooks.waiting) if hooks else (Settings(), Settings())
     if name == "/hooks":
         return hook_lines(in_effect, waiting)
-    answered = [(rule.label, f"your answer, for {rule.where}") for rule in session.agent.executor.rules.rules]
+    answered = [(rule.label, f"your answer, for {KEPT_WHERE[rule.kept]}")
+                for rule in session.agent.executor.rules.rules]
     return rule_lines(in_effect, waiting, answered)
 
 
