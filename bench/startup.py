@@ -1,7 +1,9 @@
 """Time from launch to the interactive prompt in a pseudo-terminal, and the first answer's wait.
 
-Target: ≤ 0.4 s to the prompt, with the offline lesson model and with a real model
-configured. The configurations take turns run by run, so a machine that gets busier
+Targets: ≤ 0.4 s to the prompt, with the offline lesson model and with a real model
+configured; as ratios, that start ≤ 1.25× the floor of any prompt (python importing
+prompt-toolkit and rich and drawing one, timed in the same turns), and `--help` ≤
+1.5× python importing argparse. A miss exits non-zero. The configurations take turns run by run, so a machine that gets busier
 slows them alike; the load average and the spread are printed beside each median,
 since on a shared machine a median alone says little. The CPU time stepagent used
 until its prompt (all its threads, from /proc) changes far less with the load; with
@@ -30,31 +32,39 @@ from pathlib import Path
 from typing import Callable
 
 import pexpect
-from common import ROOT, median_seconds, verdict
+from common import ROOT, Targets, conditions, median_seconds, paired, ratio
 
 from tests.fake_chat_server import FakeChatServer
 
 RUNS = 7
 ANSWER_RUNS = 5
 TARGET = 0.4
+FLOOR_TARGET, HELP_TARGET = 1.25, 1.5
+# The floor of any prompt: import prompt-toolkit and rich, and draw a prompt.
+FLOOR = ("-c", "import rich.console; from prompt_toolkit import PromptSession; "
+               "PromptSession().prompt('› ')")
+FLOOR_LABEL = "floor: prompt-toolkit and rich imported, a prompt drawn"
 PAUSE = 2.0
 FIRST_WORDS = "Zebra-first-words"
 
 
-def spawn_to_prompt(env: dict[str, str], workspace: Path) -> tuple[pexpect.spawn, float]:
-    """index.py started on a 30×100 pseudo-terminal, and the seconds it took to show its prompt."""
+def spawn_to_prompt(env: dict[str, str], workspace: Path,
+                    argv: tuple[str, ...] = ()) -> tuple[pexpect.spawn, float]:
+    """index.py (or python `argv`) started on a 30×100 pseudo-terminal, and the seconds it took
+    to show its prompt."""
     start = time.perf_counter()
-    child = pexpect.spawn(sys.executable, [str(ROOT / "index.py")], env=env, encoding="utf-8",
-                          timeout=30, cwd=str(workspace), dimensions=(30, 100))
+    child = pexpect.spawn(sys.executable, list(argv) or [str(ROOT / "index.py")], env=env,
+                          encoding="utf-8", timeout=30, cwd=str(workspace), dimensions=(30, 100))
     child.delaybeforesend = None  # pexpect's default 50 ms would delay the answer to the cursor query
     while child.expect(["›", "\x1b\\[6n"]) == 1:
         child.send("\x1b[1;1R")
     return child, time.perf_counter() - start
 
 
-def time_to_prompt(env: dict[str, str], workspace: Path, cpu: list[float]) -> float:
+def time_to_prompt(env: dict[str, str], workspace: Path, cpu: list[float],
+                   argv: tuple[str, ...] = ()) -> float:
     """Seconds from spawning index.py to its prompt; the CPU seconds it used until then go to `cpu`."""
-    child, elapsed = spawn_to_prompt(env, workspace)
+    child, elapsed = spawn_to_prompt(env, workspace, argv)
     cpu.append(cpu_seconds(child.pid))
     child.terminate(force=True)
     return elapsed
@@ -109,12 +119,15 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
-def main() -> None:
+def main() -> int:
+    print(conditions())
+    targets = Targets()
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-startup-") as folder:
-        measure(Path(folder))
+        measure(Path(folder), targets)
+    return targets.exit_code()
 
 
-def measure(folder: Path) -> None:
+def measure(folder: Path, targets: Targets) -> None:
     """Prompt times for each configuration, then the first answer's wait, each run in a fresh workspace."""
     shell = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     shell.update(TERM="xterm", STEPAGENT_HOME=str(folder / "home"))
@@ -126,15 +139,29 @@ def measure(folder: Path) -> None:
         variants.update({"offline lesson model, no bytecode cache": shell,
                          "real model configured, no bytecode cache": {**shell, **real}})
     print(f"before: {load()}")
-    cpu: dict[str, list[float]] = {label: [] for label in variants}
-    times = interleaved(RUNS, {label: lambda workspace, env=env, label=label: time_to_prompt(
-        env, workspace, cpu[label]) for label, env in variants.items()}, folder)
+    cpu: dict[str, list[float]] = {label: [] for label in [*variants, FLOOR_LABEL]}
+    runs = {label: lambda workspace, env=env, label=label: time_to_prompt(env, workspace, cpu[label])
+            for label, env in variants.items()}
+    runs[FLOOR_LABEL] = lambda workspace: time_to_prompt(cached, workspace, cpu[FLOOR_LABEL], FLOOR)
+    times = interleaved(RUNS, runs, folder)
     print(f"after:  {load()}")
+    floor = times.pop(FLOOR_LABEL)
+    print(f"{FLOOR_LABEL}: {spread(floor)}")
     for label, measured in times.items():
         median = statistics.median(measured)
-        print(f"startup to prompt ({label}): {spread(measured)} {verdict(median, TARGET, f'{TARGET:.3f} s')}")
+        print(f"startup to prompt ({label}): {spread(measured)} "
+              f"{targets.check(label, median, TARGET, f'{TARGET:.3f} s')}")
         untimed_first_run_left_out = cpu[label][1:]
         print(f"  CPU time until the prompt: median {statistics.median(untimed_first_run_left_out):.3f} s")
+        if "no bytecode cache" not in label:
+            against = paired(measured, floor)
+            print(f"  over the floor, run by run: {against} "
+                  f"{targets.check(f'{label} over the floor', against.median, FLOOR_TARGET, f'{FLOOR_TARGET}×')}")
+    help_ratio = ratio(lambda: subprocess.run([sys.executable, str(ROOT / "index.py"), "--help"], env=cached,
+                                              stdout=subprocess.DEVNULL),
+                       lambda: subprocess.run([sys.executable, "-c", "import argparse"], env=cached), RUNS)
+    print(f"--help: {help_ratio.measured:.3f} s, python importing argparse {help_ratio.reference:.3f} s; "
+          f"{help_ratio} {targets.check('--help', help_ratio.median, HELP_TARGET, f'{HELP_TARGET}×')}")
     first_answer(folder, cached)
     bare = median_seconds(lambda: subprocess.run([sys.executable, "-c", "pass"]), RUNS)
     with_openai = median_seconds(lambda: subprocess.run([sys.executable, "-c", "import openai"]), RUNS)
@@ -159,4 +186,4 @@ def first_answer(folder: Path, env: dict[str, str]) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
