@@ -19,7 +19,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Todo:
-    """One item of the task-level todo list."""
+    """One todo: `content` ("Run tests"), shown as `active_form` ("Running tests") in progress."""
 
     content: str
     status: str = "pending"
@@ -32,9 +32,15 @@ class Todo:
         return (self.active_form or self.content) if self.status == "in_progress" else self.content
 
     def as_dict(self) -> dict[str, str]:
-        """The one serialisation of a todo: tool results, the journal and the store use it."""
+        """The one serialisation of a todo, in the model's field names: results, journal, store."""
         return {"content": self.content, "status": self.status, "priority": self.priority,
-                "active_form": self.active_form}
+                "activeForm": self.active_form}
+
+    @classmethod
+    def from_dict(cls, item: dict[str, Any]) -> "Todo":
+        """A todo from as_dict's fields; sessions stored before activeForm said active_form."""
+        return cls(str(item["content"]).strip(), item["status"], item.get("priority") or "medium",
+                   str(item.get("activeForm", item.get("active_form")) or "").strip())
 
 
 def mode_label(plan_mode: bool, permission_mode: str) -> str:

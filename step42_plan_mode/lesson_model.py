@@ -32,6 +32,7 @@ from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, REJECTED
 
 SCENARIO = Path(__file__).resolve().parent / "lesson_scenario.json"
 NAME = "offline lesson model (scripted)"
+TODO_WRITE = "TodoWrite"
 WRITE_STEPS = {"write_build", "write_edit", "write_yolo", "write_again", "write_without_plan"}
 
 
@@ -50,6 +51,7 @@ class Progress:
     written: bool = False
     declined_with: str = ""
     checked: bool = False
+    todos: list[dict[str, str]] = field(default_factory=list)
     new_turn: bool = False
     said: str = ""
 
@@ -114,6 +116,9 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
             progress.notes.append(heard)
         if answer == "approved" and (mode := re.search(r"You are in (\w+) mode", content)):
             progress.mode = mode.group(1)
+    elif tool == TODO_WRITE:
+        if content.startswith("{"):  # the list was written (a refusal is a sentence)
+            progress.todos = json.loads(content)["todos"]
     elif step in {"start", "start_planning"} and tool == "Glob":
         progress.explored = True
     elif step == "try_early":
@@ -130,7 +135,11 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
 def next_step(progress: Progress) -> str:
     """The step that fits where the lesson is; one rule per situation, in the lesson's order."""
     if progress.checked:
-        return "over" if progress.new_turn else ("done" if progress.approved else "done_without_plan")
+        if progress.new_turn:
+            return "over"
+        if any(todo["status"] != "completed" for todo in progress.todos):
+            return "tick_off"
+        return "done" if progress.approved else "done_without_plan"
     if progress.written:
         return "check"
     if progress.planning:
@@ -170,15 +179,32 @@ class LessonModel:
         step = next_step(progress)
         self.steps_taken.append(step)
         turn = self.scenario["steps"][step]
-        values = self._values(progress)
+        offered = {tool["function"]["name"] for tool in tools}
+        wanted = [call for call in turn.get("tool_calls", []) if self._wanted(call, progress, offered)]
+        values = self._values(progress, handing_over=any("in_progress" in call for call in wanted))
         text = turn["text"].format_map(values)
         stream_words(text, on_text)
         calls = [ToolCall(f"lesson-{step}-{secrets.token_hex(4)}", call["name"],
-                          json.dumps(_filled(call["arguments"], values)))
-                 for call in turn.get("tool_calls", [])]
+                          json.dumps(self._arguments(call, progress, values))) for call in wanted]
         return Reply(text, calls)
 
-    def _values(self, progress: Progress) -> dict[str, str]:
+    def _wanted(self, call: dict[str, Any], progress: Progress, offered: set[str]) -> bool:
+        """A todo update only where TodoWrite is offered and the plan's steps are (to be) its list."""
+        todo_update_fits = TODO_WRITE in offered and (bool(progress.todos) or call.get("in_progress") == 0)
+        return "in_progress" not in call or todo_update_fits
+
+    def _arguments(self, call: dict[str, Any], progress: Progress, values: dict[str, str]) -> dict[str, Any]:
+        """A call's arguments; a todo update's are the plan's steps (create, check, each note)."""
+        if "in_progress" not in call:
+            return _filled(call["arguments"], values)
+        words = self.scenario["todos"]
+        steps = [words["create"], words["check"], *({key: text.format(note=note) for key, text in
+                                                     words["note"].items()} for note in progress.notes)]
+        current = call["in_progress"]
+        return {"todos": [{**step, "status": "in_progress" if index == current else
+                           "pending" if current == 0 else "completed"} for index, step in enumerate(steps)]}
+
+    def _values(self, progress: Progress, handing_over: bool = False) -> dict[str, str]:
         scenario = self.scenario
         plan_notes = "".join(scenario["plan_note"].format(number=number, note=note)
                              for number, note in enumerate(progress.notes, 3))
@@ -186,6 +212,8 @@ class LessonModel:
         return {"said": progress.said, "again": scenario["again"]["repl" if self.repl else "headless"],
                 "because": f" (“{progress.declined_with}”)" if progress.declined_with else "",
                 "plan": scenario["plan"].format(notes=plan_notes),
+                "handover": scenario["handover"] if handing_over else "",
+                "time_scales": scenario["time_scales"] if progress.todos else "",
                 "content": scenario["content"].format(notes=file_notes)}
 
 

@@ -12,7 +12,7 @@ from session.token_estimate import TokenEstimate
 from tests.harness import Session, call, turn
 from tools.plan_file import save_plan
 
-TODOS = [{"content": "Write the parser", "status": "in_progress", "active_form": "Writing the parser"}]
+TODOS = [{"content": "Write the parser", "status": "in_progress", "activeForm": "Writing the parser"}]
 
 
 def test_compaction_while_planning_keeps_plan_mode_on_and_enforced(workspace):

@@ -3,6 +3,8 @@ and what the lesson says matches what happened (files, results, the mode)."""
 
 from __future__ import annotations
 
+import json
+
 from agent.approval import PermissionAnswer
 from step42_plan_mode.lesson_model import load_lesson
 from tests.harness import Session
@@ -44,7 +46,8 @@ def test_approve_plans_first_then_writes_after_asking_in_build_mode(workspace):
     session = lesson(workspace, ["y"], [True])
     outcome = session.run("add a greeting file")
     assert outcome.ending == "answered"
-    assert session.model.steps_taken == ["start", "try_early", "present", "write_build", "check", "done"]
+    assert session.model.steps_taken == ["start", "try_early", "present", "write_build", "check",
+                                         "tick_off", "done"]
     assert (workspace / FILE).read_text().startswith("Hello from stepagent")
     assert len(session.questions) == 1, "build mode asked before the Write"
     assert [d.decision for d in session.decisions if d.tool == "Write"] == ["deny", "allow"]
@@ -108,7 +111,7 @@ def test_a_declined_write_is_said_and_nothing_written_and_go_on_asks_again(works
     assert not (workspace / FILE).exists()
     session.permission_answers.append(True)
     session.run("go on")
-    assert session.model.steps_taken[-3:] == ["write_again", "check", "done"]
+    assert session.model.steps_taken[-4:] == ["write_again", "check", "tick_off", "done"]
     assert (workspace / FILE).exists()
 
 
@@ -145,8 +148,8 @@ def test_slash_lesson_starts_the_lesson_again_from_a_fresh_conversation(workspac
     session.permission_answers.append(True)
     session.plan_answers.append("y")
     session.run("again")
-    assert session.model.steps_taken[-6:] == ["start", "try_early", "present", "write_build", "check",
-                                              "done"]
+    assert session.model.steps_taken[-7:] == ["start", "try_early", "present", "write_build", "check",
+                                              "tick_off", "done"]
 
 
 def test_slash_lesson_with_a_real_model_says_how_to_take_the_lesson(workspace, tmp_path):
@@ -166,7 +169,7 @@ def test_ctrl_c_at_the_write_question_then_a_message_asks_again(workspace):
     assert session.run("add a greeting file").ending == "interrupted"
     assert not (workspace / FILE).exists() and not session.state.plan_mode
     session.run("go on")
-    assert session.model.steps_taken[-3:] == ["write_again", "check", "done"]
+    assert session.model.steps_taken[-4:] == ["write_again", "check", "tick_off", "done"]
     assert (workspace / FILE).exists()
 
 
@@ -187,3 +190,31 @@ def test_slash_lesson_forgets_the_dont_ask_again_rules_so_build_mode_asks_again(
     session.run("again")
     assert [r.tool for r in session.permission_requests] == ["Write", "Write"], \
         "the lesson says build mode asks before each change: it does"
+
+
+def test_an_approved_plan_becomes_the_todo_list_and_every_step_is_ticked_off(workspace):
+    session = lesson(workspace, ["this is my note", "y"], [True])
+    session.run("add a greeting file")
+    todos = session.state.todos
+    assert len(todos) == 3 and all(todo.status == "completed" for todo in todos), "create, check, the note"
+    assert all(todo.active_form for todo in todos), "each step has its active form"
+    written = [json.loads(c["function"]["arguments"])["todos"] for m in session.agent.messages
+               if m["role"] == "assistant" for c in m.get("tool_calls") or [] if c["function"]["name"] == "TodoWrite"]
+    assert [[item["status"] for item in todos][:2] for todos in written] == [
+        ["in_progress", "pending"], ["completed", "in_progress"], ["completed", "completed"]]
+    assert (workspace / FILE).read_text().count("this is my note") == 1
+
+
+def test_without_a_plan_or_without_todowrite_the_lesson_writes_no_todos(workspace):
+    session = lesson(workspace, [], [True], planning=False)
+    session.state.enter_plan_mode("/plan")
+    session.run("add a greeting file")
+    session.state.select("build", "/mode")
+    session.run("go on")
+    assert (workspace / FILE).exists() and session.state.todos == ()
+    assert "TodoWrite" not in called(session)
+    (workspace / FILE).unlink()
+    offline = lesson(workspace, ["y"], [True])
+    del offline.agent.executor.tools["TodoWrite"]
+    offline.run("add a greeting file")
+    assert "TodoWrite" not in called(offline) and offline.model.steps_taken[-1] == "done"

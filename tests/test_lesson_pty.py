@@ -63,12 +63,17 @@ def test_plan_then_approve_writes_after_build_mode_asks(lesson, workspace):
     answer(lesson, PLAN, "y")
     asked = until(lesson, "Allow?")
     assert "build mode" in asked and "Write(stepagent_lesson.txt)" in asked
-    lesson.child.expect(r"mode: build +· +model: .* +· +context \d+%")  # the status, under the question
+    # the status under the question: the mode, then the plan's first step in its active form
+    lesson.child.expect(r"mode: build +· +todos 0/2: Creating stepagent_lesson\.txt +· +model: .* +· +context \d+%")
     answer(lesson, ALLOW, "y")
     finished = until(lesson, "›")
     assert "Created stepagent_lesson.txt: 1 line" in finished and "Read 1 line" in finished
     assert (workspace / FILE).read_text().startswith("Hello from stepagent")
     assert list((workspace / ".stepagent" / "plans").glob("plan-*.md"))
+    assert "Three time scales" in finished
+    lesson.sendline("/todos")
+    listed = until(lesson, "☑ Read the file back to check its content")
+    assert "☑ Create stepagent_lesson.txt with a one-line greeting" in listed
 
 
 def test_feedback_gets_a_revised_plan_then_e_writes_without_a_question(lesson, workspace):

@@ -41,7 +41,7 @@ def test_the_lesson_page_shows_each_call_collapsed_with_the_decision_its_hook_ru
     page = page_of(session, store)
     text = read_page(page)
     sent = [c for m in session.agent.messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
-    assert len(calls_in(page)) == len(sent) == 10, "every call is one collapsed line, none open"
+    assert len(calls_in(page)) == len(sent) == 13, "every call is one collapsed line, none open"
     lines = text.splitlines()
     assert "Write stepagent_lesson.txt ✗ DENIED by plan-mode-guard" in lines
     assert "Write stepagent_lesson.txt ? ASKED → ✓ allowed by you" in lines
@@ -50,7 +50,7 @@ def test_the_lesson_page_shows_each_call_collapsed_with_the_decision_its_hook_ru
     assert denial.startswith("\nDecision\ndecision | ✗ DENIED by plan-mode-guard\nhook | plan-mode-guard\n"
                              "rule | plan-mode-allowlist · output redirection writes a file\n"
                              "token | > stepagent_lesson.txt\nreason | Denied by plan-mode-guard")
-    assert "hook decisions: 7 allowed, 1 asked and allowed, 2 denied" in text
+    assert "hook decisions: 10 allowed, 1 asked and allowed, 2 denied" in text
 
 
 def test_plan_mode_is_a_span_of_turns_with_its_reviews_and_how_it_ended(workspace, tmp_path):
@@ -192,7 +192,7 @@ ENTRIES = st.lists(st.tuples(st.sampled_from(["message", "hook", "started", "cha
                              st.dictionaries(st.text(max_size=12), VALUES, max_size=4) | VALUES), max_size=25)
 
 
-@settings(max_examples=50, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(ENTRIES)
 def test_any_entries_make_a_page_and_nothing_in_them_becomes_markup(entries):
     stored = [Entry(seq, kind, payload) for seq, (kind, payload) in enumerate(entries, 1)]
@@ -219,8 +219,10 @@ def test_export_html_writes_a_stored_sessions_page_from_the_command_line(server,
     text = read_page((workspace / "page.html").read_text())
     assert "Diff it made\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO" in text
     assert " | 1 | shout two | answered | 240 | 60" in text.splitlines(), "the server's usage, two replies"
-    refused = stepagent(workspace, "--resume", done.stdout.split("Exported session ")[1].split()[0],
-                        "--export-html", "app.py")
+    again = stepagent(workspace, "--continue", "--export-html", "page.html")
+    assert again.returncode == 0 and "replaced the earlier export" in again.stdout
+    refused = stepagent(workspace, "--continue", "--export-html", "app.py")
     assert refused.returncode == 2 and "not an earlier export" in refused.stdout + refused.stderr
     assert (workspace / "app.py").read_text() == "one\nTWO\n"
     assert stepagent(workspace, "--export-html", "page.html").returncode == 2, "it needs the session"
+    assert stepagent(workspace, "--resume", "sess_nothing", "--export-html", "x.html").returncode == 2

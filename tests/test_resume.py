@@ -21,7 +21,7 @@ from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
-TODOS = [{"content": "Plan the change", "status": "in_progress", "active_form": "Planning the change"},
+TODOS = [{"content": "Plan the change", "status": "in_progress", "activeForm": "Planning the change"},
          {"content": "Make it", "status": "pending"}]
 
 

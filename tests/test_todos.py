@@ -12,7 +12,7 @@ from ui.console import ConsoleView
 from ui.repl import toolbar
 
 LIST = [{"content": "Read the code", "status": "completed", "priority": "high"},
-        {"content": "Run tests", "status": "in_progress", "active_form": "Running tests"},
+        {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"},
         {"content": "Write docs", "status": "pending", "priority": "low"}]
 
 
@@ -26,7 +26,7 @@ def test_todowrite_replaces_the_list_and_reports_old_new_and_counts(workspace):
     assert [t["content"] for t in second["oldTodos"]] == ["Read the code"]
     assert second["summary"] == {"pending": 1, "in_progress": 1, "completed": 1}
     assert read["todos"][1] == {"content": "Run tests", "status": "in_progress",
-                                "priority": "medium", "active_form": "Running tests"}
+                                "priority": "medium", "activeForm": "Running tests"}
     assert session.state.todos[1].shown == "Running tests"
 
 
@@ -68,3 +68,19 @@ def test_toolbar_shows_completed_over_total(workspace):
     session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
     session.run()
     assert "todos 1/3" in toolbar(session.state, lambda: "m")().value
+
+
+def test_a_session_stored_with_the_old_field_keeps_its_active_forms():
+    stored = {"content": "Run tests", "status": "in_progress", "priority": "medium", "active_form": "Running tests"}
+    todo = Todo.from_dict(stored)
+    assert todo.shown == "Running tests"
+    assert todo.as_dict() == {**{k: v for k, v in stored.items() if k != "active_form"}, "activeForm": "Running tests"}
+
+
+def test_what_the_model_is_given_back_keeps_both_forms(workspace):
+    from tools.todos import todo_lines
+
+    session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
+    session.run()
+    assert "2. [in_progress] Run tests (activeForm: Running tests)" in todo_lines(session.state.todos)
+    assert "todos 1/3: Running tests" in toolbar(session.state, lambda: "m")().value

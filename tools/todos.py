@@ -25,8 +25,9 @@ ITEM = {"type": "object",
         "properties": {"content": {"type": "string", "minLength": 1},
                        "status": {"type": "string", "enum": list(STATUSES)},
                        "priority": {"type": "string", "enum": list(PRIORITIES)},
-                       "active_form": {"type": "string",
-                                       "description": "Shown while in progress, e.g. 'Running tests'."}},
+                       "activeForm": {"type": "string",
+                                      "description": "The same step in the present continuous, "
+                                                     "shown while it is in progress: 'Running tests'."}},
         "required": ["content", "status"], "additionalProperties": False}
 
 
@@ -38,8 +39,7 @@ def as_dicts(todos: tuple[Todo, ...]) -> list[dict[str, str]]:
 def make_todo_tools(state: AppState) -> list[Tool]:
     """TodoWrite and TodoRead over the state's todo list."""
     def write(args: dict[str, Any]) -> ToolResult:
-        todos = tuple(Todo(item["content"].strip(), item["status"], item.get("priority", "medium"),
-                           item.get("active_form", "").strip()) for item in args["todos"])
+        todos = tuple(Todo.from_dict(item) for item in args["todos"])
         if any(not todo.content for todo in todos):
             return error("Every todo needs non-empty content.")
         if sum(todo.status == "in_progress" for todo in todos) > 1:
@@ -55,9 +55,12 @@ def make_todo_tools(state: AppState) -> list[Tool]:
         return ToolResult(json.dumps({"todos": as_dicts(state.todos)}, indent=1))
 
     return [
-        Tool("TodoWrite", "Replace the whole todo list for a task of several steps. Send every "
-             "item each time; keep exactly one item in_progress while working; mark items "
-             "completed as soon as they are done, and never when work failed or is partial.",
+        Tool("TodoWrite", "Replace the whole todo list for a task of several steps. Give each item "
+             "both forms: content, the step as an order ('Run tests'), and activeForm, the same "
+             "step in the present continuous ('Running tests'), which the user sees while it is in "
+             "progress. Send every item each time; keep exactly one item in_progress while "
+             "working; mark items completed as soon as they are done, and never when work failed "
+             "or is partial.",
              object_schema({"todos": {"type": "array", "items": ITEM}}), write,
              allowed_in_plan_mode=True),
         Tool("TodoRead", "Read the current todo list.", object_schema({}), read, read_only=True),
@@ -70,5 +73,12 @@ def todo_layer(agent: "Agent") -> None:
 
 
 def todo_lines(todos: tuple[Todo, ...]) -> str:
-    """The todo list as numbered lines for the model."""
-    return "\n".join(f"{n}. [{t.status}] {t.content}" for n, t in enumerate(todos, 1)) or "(empty)"
+    """The todo list as numbered lines for the model, each with both forms.
+
+    After a compaction the model sends the list again from these lines.
+    """
+    def line(number: int, todo: Todo) -> str:
+        both = f"{todo.content} (activeForm: {todo.active_form})" if todo.active_form else todo.content
+        return f"{number}. [{todo.status}] {both}"
+
+    return "\n".join(line(number, todo) for number, todo in enumerate(todos, 1)) or "(empty)"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.events import mode_label
+from agent.events import Todo, mode_label
 from agent.history import reminder_kind
 from session.live import NoSuchSession, Session, find_session
 from session.store import Entry, SessionStore, StoreUnavailable
@@ -82,7 +82,7 @@ def entry_markdown(kind: str, payload: dict[str, Any], names: dict[str, str]) ->
         label = mode_label(payload["plan_mode"], payload["permission_mode"])
         return f"_Mode → **{label}** (by {payload['cause']})_\n"
     if kind == "todos":
-        items = "\n".join(f"- [{t['status']}] {t['content']}" for t in payload["todos"])
+        items = "\n".join(f"- [{t.status}] {t.shown}" for t in map(Todo.from_dict, payload["todos"]))
         return f"**Todo list:**\n\n{items or '(empty)'}\n"
     if kind == "memory":
         return f"_Memory {payload['action']}: {payload['name']} — {payload['description']}_\n"

@@ -24,6 +24,7 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
+from agent.events import Todo
 from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from state import MODE_CYCLE, AppState
@@ -34,6 +35,8 @@ from ui.safe_text import safe
 from ui.completion import SlashCompleter
 from ui.slash import command_names, run_slash_command
 from ui.startup import resume_command, show_last_exchange
+
+TODO_SHOWN = 40  # characters of the step in progress the status line has room for
 
 
 def is_command(text: str) -> bool:
@@ -52,6 +55,17 @@ def completer(session: Session) -> SlashCompleter:
     })
 
 
+def todo_progress(todos: tuple[Todo, ...]) -> str:
+    """`todos 1/3: Running tests`: how many are done, and the step in progress in its active form."""
+    if not todos:
+        return ""
+    done = sum(todo.status == "completed" for todo in todos)
+    current = next((todo.shown for todo in todos if todo.status == "in_progress"), "")
+    if len(current) > TODO_SHOWN:
+        current = current[:TODO_SHOWN - 1] + "…"
+    return f"todos {done}/{len(todos)}" + (f": {safe(current)}" if current else "")
+
+
 def toolbar(state: AppState, model_name: Callable[[], str],
             context: Callable[[], str] = lambda: "") -> Callable[[], HTML]:
     """The bottom line: mode (PLAN on magenta), todos, context use, keys, then the model.
@@ -61,8 +75,8 @@ def toolbar(state: AppState, model_name: Callable[[], str],
     def render() -> HTML:
         mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
-        done = sum(todo.status == "completed" for todo in state.todos)
-        todos = f"  ·  todos {done}/{len(state.todos)}" if state.todos else ""
+        progress = todo_progress(state.todos)
+        todos = f"  ·  {html_escape(progress)}" if progress else ""
         shown = context()
         used = f"  ·  {html_escape(shown)}" if shown else ""
         return HTML(f"{mode}{todos}{used}  ·  Shift+Tab: mode  ·  /help  ·  "
@@ -73,9 +87,8 @@ def toolbar(state: AppState, model_name: Callable[[], str],
 def status_line(state: AppState, model_name: Callable[[], str],
                 context: Callable[[], str] = lambda: "") -> str:
     """The toolbar's facts as plain text, shown under the spinner and the streaming answer."""
-    done = sum(todo.status == "completed" for todo in state.todos)
     parts = ["PLAN" if state.plan_mode else f"mode: {state.permission_mode.value}",
-             f"todos {done}/{len(state.todos)}" if state.todos else "",
+             todo_progress(state.todos),
              f"model: {safe(model_name())}", context()]
     return "  ·  ".join(part for part in parts if part)
 
