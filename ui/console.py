@@ -37,7 +37,7 @@ from tools.memory import MemoryChanged
 from tools.plan_mode import EXIT_PLAN_MODE
 from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
-from ui.safe_text import reveal, safe, safe_line, safe_markdown
+from ui.safe_text import reveal, safe, safe_line, safe_markdown, verbatim_markdown
 from ui.ticker import Ticker
 
 ARGUMENT_WIDTH = 60
@@ -254,8 +254,8 @@ class ConsoleView:
         self.console.print(safe_markdown(text))
 
     def show_plan(self, plan: str) -> None:
-        """The plan for review, in a panel."""
-        self.console.print(Panel(safe_markdown(plan), title="Plan for approval", border_style="magenta"))
+        """The plan for review, in a panel, exactly as written: what is approved is what was shown."""
+        self.console.print(Panel(verbatim_markdown(plan), title="Plan for approval", border_style="magenta"))
 
     def model_notice(self, notice: Notice) -> None:
         """A retry or an adaptation the model client made on its own, as one dim line."""

@@ -34,6 +34,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
+    from rich.syntax import Syntax
 
 BIDI_CONTROLS = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 KEPT_CONTROLS = frozenset("\n\t")
@@ -95,6 +96,17 @@ def safe_markdown(text: str) -> Markdown:
     from rich.markdown import Markdown  # with markdown-it and pygments: not needed before the prompt
 
     return Markdown(safe(text), hyperlinks=False)
+
+
+def verbatim_markdown(text: str) -> Syntax:
+    """Untrusted markdown shown as written, every character of it, with markdown's colours.
+
+    For what the user approves: rendered markdown hides HTML comments, tags and link
+    definitions, so a plan could carry steps its reviewer never saw.
+    """
+    from rich.syntax import Syntax  # pygments: not needed before the first plan
+
+    return Syntax(safe(text), "markdown", theme="ansi_dark", background_color="default", word_wrap=True)
 
 
 def invisible_warning(command: str) -> str:
