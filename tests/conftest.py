@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_chat_server import FakeChatServer
+from tests.hidden_layers import WITHOUT_LINUX, hide_linux_only
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -18,6 +19,8 @@ def pytest_configure(config: pytest.Config) -> None:
     interrupt_main) would then see nothing happen.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    if os.environ.get(WITHOUT_LINUX) == "1":
+        hide_linux_only(pytest.MonkeyPatch())  # for the whole run (tests/test_without_linux.py)
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from tests.bash_corpus import READ_ONLY as READ_ONLY_COMMANDS
 from tests.harness import Session, call, turn
 from tools.bash.classifier.classify import SYSTEM_PATH, classify
 from tools.bash.sandbox.landlock import abi_version
+from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import detect_layers
 from tools.judgement import READ_ONLY
 
@@ -101,6 +102,10 @@ def test_read_only_command_runs_in_plan_mode_with_bash_output(command, scratch):
     before = snapshot(scratch.parent)
     result = in_plan_mode(command, scratch)
     assert snapshot(scratch.parent) == before
+    narrowed = narrow(command, detect_layers())
+    if not narrowed.read_only:  # this machine lacks a layer the command needs: refused, and why
+        assert "plan-mode-guard" in result and narrowed.rule in result, result
+        return
     later = plain_bash(command, scratch)
     # Plain bash runs before and after, as `git blame` prints the clock for uncommitted lines.
     assert result in {as_the_tool_shows(earlier), as_the_tool_shows(later)}, (

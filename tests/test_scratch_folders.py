@@ -1,8 +1,11 @@
-"""The first plan-mode Bash call removes only what this user's dead stepagents left in this namespace.
+"""A plan-mode call's scratch space: bounded in total, and removed only by whoever may.
 
-The temp folder is shared with other users and other PID namespaces, where the
-same pid is another process. Each folder below is named as a call's private
-folder would be; one plan-mode Bash call through the executor then sweeps.
+The first plan-mode Bash call removes only what this user's dead stepagents
+left in this namespace: the temp folder is shared with other users and other
+PID namespaces, where the same pid is another process. Each folder below is
+named as a call's private folder would be; one plan-mode Bash call through
+the executor then sweeps. And what a call writes to TMPDIR is bounded in
+total, with bubblewrap (a tmpfs) and without (scratch_guard.py).
 """
 
 from __future__ import annotations
@@ -15,9 +18,13 @@ from pathlib import Path
 import pytest
 
 from tests.harness import Session, call, turn
+from tests.hidden_layers import hide_layers
+from tools.bash.sandbox import private_folders
 from tools.bash.sandbox.scratch import SCRATCH_PREFIX, Mark, this_process
+from tools.bash.sandbox.status import detect_layers
 
 NOBODY = 65534
+needs_bwrap = pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")
 
 
 def dead_pid() -> int:
@@ -78,3 +85,22 @@ def test_a_folder_another_user_made_stays_even_when_named_as_ours(workspace, tem
     link.symlink_to(target)
     sweep(workspace)
     assert (forged / "tmp" / "spill").exists() and (target / "keep").exists() and link.is_symlink()
+
+
+@pytest.fixture(params=[pytest.param("bwrap", marks=needs_bwrap), "no-bwrap"])
+def configuration(request, monkeypatch):
+    if request.param == "no-bwrap":
+        hide_layers(monkeypatch, "bwrap_path")
+    yield request.param
+    detect_layers.cache_clear()
+
+
+def test_the_scratch_space_is_bounded_in_total(workspace, configuration, monkeypatch):
+    """`sort` spills its runs into TMPDIR file after file, each below the per-file bound."""
+    monkeypatch.setattr(private_folders, "SCRATCH_BYTES", 2 << 20)
+    session = Session(workspace, [turn("", call("Bash", command="seq 1 1500000 | sort -S 1M | tail -1")),
+                                  turn("done")], mode="plan")
+    session.run()
+    result, = session.tool_results()
+    assert "999999" not in result, f"sort spilled past the bound: {result}"
+    assert "No space left" in result or "scratch space ($TMPDIR) took more than 2 MiB" in result, result

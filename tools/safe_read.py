@@ -35,10 +35,10 @@ import ctypes
 import errno
 import os
 import stat
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tools import linux_only
 from tools.files import MAX_READ_BYTES, make_file_tools
 from tools.leases import lease_on
 from tools.read_view import read_through_view, view_reader
@@ -136,7 +136,7 @@ def _refuse_pseudo_filesystem(kind: int | None) -> None:
 
 def _filesystem_type(target: str | int) -> int | None:
     """statfs's f_type for a path or a descriptor; None off Linux, where the rule does not apply."""
-    if not sys.platform.startswith("linux"):
+    if not linux_only.available():
         return None
     libc = ctypes.CDLL(None, use_errno=True)
     buffer = ctypes.create_string_buffer(_STATFS_BUFFER)

@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import linux_only
 from tools.base import counted
 
 VARIABLE = "STEPAGENT_BASH_CALL"
@@ -121,6 +122,8 @@ def describe(processes: list[LeftProcess]) -> str:
 def _marked() -> Iterator[tuple[str, LeftProcess]]:
     """Each live process whose environment carries a marker, with the marker."""
     wanted = f"{VARIABLE}=".encode()
+    if not linux_only.available():
+        return
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             value = _marker_of(int(entry.name), wanted)

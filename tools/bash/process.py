@@ -25,10 +25,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tools import linux_only
+
 MAX_OUTPUT = 30_000
 FLOOD_LIMIT = 10_000_000
 DRAIN_SECONDS = 0.5
 POLL_SLICE_SECONDS = 0.2  # a sub-agent's thread can only be interrupted between slices
+EXIT_LOOK_SECONDS = 0.02
 PR_SET_PDEATHSIG = 1
 
 
@@ -81,8 +84,9 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
     which lets subprocess start it with vfork, several milliseconds cheaper than
     a fork of stepagent's whole memory.
     """
-    parent = os.getpid()
-    prepare = None if not (watchdog or in_child) else lambda: _prepare_child(parent, in_child)
+    parent, death_signal = os.getpid(), linux_only.available()
+    prepare = (None if not (watchdog or in_child)
+               else lambda: _prepare_child(parent, in_child, death_signal))
     process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, pass_fds=tuple(pass_fds),
@@ -112,8 +116,9 @@ def _watchdog(group: int) -> subprocess.Popen:
                             start_new_session=True)
 
 
-def _prepare_child(parent: int, steps: Sequence[Callable[[], None]]) -> None:
-    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+def _prepare_child(parent: int, steps: Sequence[Callable[[], None]], death_signal: bool) -> None:
+    if death_signal:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(137)
     for step in steps:
@@ -122,26 +127,35 @@ def _prepare_child(parent: int, steps: Sequence[Callable[[], None]]) -> None:
 
 def _read_until_done(process: subprocess.Popen, output: _Capped, deadline: float) -> bool:
     """Read while the shell runs; True when the deadline passed first. A pidfd wakes
-    the loop when the shell exits; the shell is left unreaped (its zombie keeps its
-    pid), so killing its group afterwards cannot hit a stranger."""
+    the loop when the shell exits (where there is none, waitid looks each
+    EXIT_LOOK_SECONDS); the shell is left unreaped (its zombie keeps its pid),
+    so killing its group afterwards cannot hit a stranger."""
     fd = process.stdout.fileno()
     os.set_blocking(fd, False)
-    exited = os.pidfd_open(process.pid)
+    exited = os.pidfd_open(process.pid) if hasattr(os, "pidfd_open") else None
     poller = select.poll()
     poller.register(fd, select.POLLIN)
-    poller.register(exited, select.POLLIN)
+    if exited is not None:
+        poller.register(exited, select.POLLIN)
+    slice_seconds = POLL_SLICE_SECONDS if exited is not None else EXIT_LOOK_SECONDS
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 return True
-            ready = dict(poller.poll(min(left, POLL_SLICE_SECONDS) * 1000))
-            if exited in ready or output.flooded:
+            ready = dict(poller.poll(min(left, slice_seconds) * 1000))
+            if output.flooded or (exited in ready if exited is not None else _has_exited(process)):
                 return False
             if fd in ready and not _read_available(fd, output):
                 poller.unregister(fd)
     finally:
-        os.close(exited)
+        if exited is not None:
+            os.close(exited)
+
+
+def _has_exited(process: subprocess.Popen) -> bool:
+    """Whether the shell has exited, leaving it unreaped."""
+    return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
 
 def _read_available(fd: int, output: _Capped) -> bool:

@@ -42,6 +42,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from tools import linux_only
 from tools.bash.sandbox.private_folders import private_folders_argv
 
 SHM_BYTES = 8 << 20
@@ -51,7 +52,7 @@ SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc/ld.so.cac
 @lru_cache(maxsize=1)
 def bwrap_path() -> str | None:
     """The bwrap binary when it runs here (installed and allowed to make namespaces)."""
-    found = shutil.which("bwrap")
+    found = shutil.which("bwrap") if linux_only.available() else None
     if not found:
         return None
     try:

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import shutil
 
+from tools import linux_only
+
 DROP_ALL = ["--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--"]
 
 
 def drop_all_prefix() -> list[str]:
-    """A command prefix that runs what follows without any capability."""
+    """A command prefix that runs what follows without any capability ([] where there are none: not Linux)."""
+    if not linux_only.available():
+        return []
     setpriv = shutil.which("setpriv")
     if not setpriv:
         raise FileNotFoundError("setpriv (util-linux) is needed to drop root's capabilities")

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import ctypes
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+
+from tools import linux_only
 
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
 CREATE_RULESET_VERSION = 1
@@ -67,7 +68,7 @@ def _syscall(number: int, *args) -> int:
 @lru_cache(maxsize=1)
 def abi_version() -> int:
     """Landlock's ABI version on this kernel, 0 where it is missing or disabled."""
-    if not sys.platform.startswith("linux"):
+    if not linux_only.available():
         return 0
     try:
         return _syscall(CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))

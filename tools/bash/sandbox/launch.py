@@ -8,8 +8,10 @@ starts with vfork (bench/bash_safety.py measures it). Without bubblewrap, the ch
 restricts itself before exec (Landlock, with a second ruleset that keeps the
 kernel's files that act when read closed, kernel_reads.py; then seccomp), and
 root's capabilities are dropped by setpriv (capabilities.py). Both get the resource
-limits and, for root, the tool's cgroup, and an empty temp folder as TMPDIR
-(under bubblewrap a bounded tmpfs is mounted on it). Landlock lets the call
+limits and, for root, the tool's cgroup, and an empty temp folder as TMPDIR,
+bounded in total: under bubblewrap a tmpfs of SCRATCH_BYTES is mounted on it,
+without it the call's first program is scratch_guard.py, which stops the call
+once the private folder takes more. Landlock lets the call
 write beneath that folder's parent, a private folder made for the call.
 Everything made for the call (pipe, ruleset, cgroup, folders) goes with it.
 """
@@ -18,13 +20,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from tools.bash.sandbox import landlock, seccomp
+from tools.bash.sandbox import landlock, private_folders, scratch_guard, seccomp
 from tools.bash.sandbox.landlock_in_bwrap import restrict_then_exec
 from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.capabilities import drop_all_prefix
@@ -94,8 +97,8 @@ def plan_mode_launch(workspace: Path, layers: Layers,
             launch.in_child.append(kernel_reads.restrict)
         if program:
             launch.in_child.append(partial(seccomp.install, program))
-        if layers.root:
-            launch.prefix = drop_all_prefix()
+        launch.prefix = [*(drop_all_prefix() if layers.root else []), sys.executable, "-I", "-S",
+                         scratch_guard.__file__, private, str(private_folders.SCRATCH_BYTES), "--"]
         yield launch
 
 

@@ -4,7 +4,8 @@ One layer of the plan-mode sandbox. rlimits are the oldest, most portable
 bound the kernel offers: set in the child before exec, inherited by everything
 it starts, and not raisable without privilege. RLIMIT_NPROC does not bind root
 (the kernel exempts uid 0 even inside a user namespace), so for root the
-process count is bounded by a cgroup instead (cgroups.py).
+process count is bounded by a cgroup instead (cgroups.py). The memory bound
+(RLIMIT_AS) is Linux's: macOS refuses `ulimit -v`, so elsewhere it is left out.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import os
 import resource
 from dataclasses import dataclass
+
+from tools import linux_only
 
 MEMORY_BYTES = 4 << 30
 FILE_BYTES = 64 << 20
@@ -28,7 +31,8 @@ class Limits:
 
     def apply(self) -> None:
         """Lower this process's limits (call between fork and exec)."""
-        _lower(resource.RLIMIT_AS, self.memory)
+        if linux_only.available():
+            _lower(resource.RLIMIT_AS, self.memory)
         _lower(resource.RLIMIT_FSIZE, self.file_size)
         _lower(resource.RLIMIT_CORE, 0)
         if self.processes is not None:
@@ -38,8 +42,9 @@ class Limits:
         """The same limits as bash `ulimit` commands, soft and hard.
 
         For a launch that sets them without running Python in the child."""
-        limits = [("v", resource.RLIMIT_AS, self.memory // 1024), ("c", resource.RLIMIT_CORE, 0),
-                  ("f", resource.RLIMIT_FSIZE, self.file_size // 1024)]
+        limits = [("c", resource.RLIMIT_CORE, 0), ("f", resource.RLIMIT_FSIZE, self.file_size // 1024)]
+        if linux_only.available():
+            limits.insert(0, ("v", resource.RLIMIT_AS, self.memory // 1024))
         if self.processes is not None:
             limits.append(("u", resource.RLIMIT_NPROC, self.processes))
         return [f"ulimit -{option} {_within_hard(which, value, unit=1 if option in 'cu' else 1024)}"

@@ -51,6 +51,8 @@ import struct
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tools import linux_only
+
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 LOAD_WORD, JUMP_EQUAL, JUMP_AT_LEAST, JUMP_SET, RETURN = 0x20, 0x15, 0x35, 0x45, 0x06
 ALLOW, KILL_PROCESS = 0x7FFF0000, 0x80000000
@@ -123,8 +125,8 @@ class _Program(ctypes.Structure):
 
 
 def architecture() -> Architecture | None:
-    """The table for this machine, or None where the filter is not written for it."""
-    return ARCHITECTURES.get(platform.machine())
+    """The table for this machine, or None where the filter is not written for it (or not Linux)."""
+    return ARCHITECTURES.get(platform.machine()) if linux_only.available() else None
 
 
 @lru_cache(maxsize=1)

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tools import linux_only
 from tools.bash.sandbox import landlock, seccomp
 from tools.bash.sandbox.bwrap import bwrap_path
 from tools.bash.sandbox.cgroups import make_call_cgroup
@@ -35,6 +36,11 @@ class Layers:
     def landlock_inside_bwrap(self) -> bool:
         """Whether Landlock is applied inside bubblewrap too (it stops writes into FIFOs)."""
         return bool(self.bwrap and self.landlock_abi and self.perl)
+
+    @property
+    def os_sandbox(self) -> bool:
+        """Whether any layer of the operating system contains what the classifier lets through."""
+        return bool(self.bwrap or self.landlock_abi or self.seccomp)
 
     @property
     def contains_code(self) -> bool:
@@ -87,7 +93,10 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
     processes = ("a cgroup: 256 processes, 2 GiB in all" if layers.cgroup else
                  "RLIMIT_NPROC" if not layers.root else "")
     return [
-        LayerRow("classifier", True, "default deny: only commands known to be read-only run"),
+        LayerRow("classifier", True, "default deny: only commands known to be read-only run",
+                 "" if layers.os_sandbox else "the only guard here: nothing contains a command it "
+                 "wrongly lets through, which could write files, reach the network and signal "
+                 "processes"),
         LayerRow("bubblewrap", bool(layers.bwrap),
                  "read-only /, own PID, network, IPC and user namespaces, private /tmp, /var/tmp "
                  "and /run (a FIFO elsewhere, as in the home folder or in a workspace that is /tmp or "
@@ -97,7 +106,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "" if layers.bwrap else
                  "a command can read a FIFO outside (taking what another program sends through "
                  "it), file metadata is guarded by seccomp alone, no network namespace, the scratch "
-                 "folder is on the host's disk, bounded per file but not in total, a process "
+                 "folder is on the host's disk (a watch stops the call past 64 MiB in all, checked "
+                 "every 50 ms), a process "
                  "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob"
                  + ("" if layers.root else ", and Read of a file another user owns")
                  + ") can update its access time; git commands that can run a "
@@ -122,7 +132,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  + ("" if layers.bwrap or layers.landlock_abi else ", or any lease: without "
                     "bubblewrap and Landlock nothing covers the file")),
         LayerRow("limits", bool(processes),
-                 f"4 GiB memory per process, 64 MiB per file, {processes or 'no process cap'}",
+                 ("4 GiB memory per process, " if linux_only.available() else "")
+                 + f"64 MiB per file, {processes or 'no process cap'}",
                  "" if processes else "as root without a writable cgroup, a fork bomb runs "
                  "until the timeout, and memory is bounded per process only"),
     ]
@@ -130,6 +141,12 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
 
 def plan_mode_notice(layers: Layers) -> str:
     """One line for entering plan mode: which layers guard Bash, which are missing."""
+    if not layers.os_sandbox:
+        return ("Plan-mode sandbox: none on this system (bubblewrap, Landlock and seccomp are "
+                "Linux's). Plan mode relies on the classifier alone: only commands it knows to be "
+                "read-only run, bounded per file and in scratch space; a command it wrongly lets "
+                "through is not contained and could write files, reach the network and signal "
+                "processes.")
     rows = layer_rows(layers)
     active = [row.layer for row in rows if row.active]
     missing = [row for row in rows if not row.active]
