@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -27,6 +28,17 @@ def hide_layers(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
     """Make each named probe of status.py (bwrap_path, perl_path …) find nothing."""
     for name in names:
         monkeypatch.setattr(status, name, lambda: None)
+    detect_layers.cache_clear()
+
+
+@pytest.fixture(params=["bwrap", "no-bwrap"])
+def configuration(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each test twice: with the layers this machine has, and with bubblewrap hidden."""
+    if request.param == "bwrap" and not detect_layers().bwrap:
+        pytest.skip("bubblewrap is not available here")
+    if request.param == "no-bwrap":
+        hide_layers(monkeypatch, "bwrap_path")
+    yield request.param
     detect_layers.cache_clear()
 
 

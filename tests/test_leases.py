@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness import Session, call, turn
-from tests.hidden_layers import hide_layers
-from tools.bash.sandbox.status import detect_layers
+from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 
 HOLDER = """
 import fcntl, os, signal, sys, time
@@ -29,15 +28,6 @@ fcntl.fcntl(fd, 1024, fcntl.F_WRLCK)  # F_SETLEASE
 print("held", flush=True)
 time.sleep(120)
 """
-needs_bwrap = pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")
-
-
-@pytest.fixture(params=[pytest.param("bwrap", marks=needs_bwrap), "no-bwrap"])
-def configuration(request, monkeypatch):
-    if request.param == "no-bwrap":
-        hide_layers(monkeypatch, "bwrap_path")
-    yield request.param
-    detect_layers.cache_clear()
 
 
 class Holder:

@@ -18,13 +18,11 @@ from pathlib import Path
 import pytest
 
 from tests.harness import Session, call, turn
-from tests.hidden_layers import hide_layers
+from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 from tools.bash.sandbox import private_folders
 from tools.bash.sandbox.scratch import SCRATCH_PREFIX, Mark, this_process
-from tools.bash.sandbox.status import detect_layers
 
 NOBODY = 65534
-needs_bwrap = pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")
 
 
 def dead_pid() -> int:
@@ -85,14 +83,6 @@ def test_a_folder_another_user_made_stays_even_when_named_as_ours(workspace, tem
     link.symlink_to(target)
     sweep(workspace)
     assert (forged / "tmp" / "spill").exists() and (target / "keep").exists() and link.is_symlink()
-
-
-@pytest.fixture(params=[pytest.param("bwrap", marks=needs_bwrap), "no-bwrap"])
-def configuration(request, monkeypatch):
-    if request.param == "no-bwrap":
-        hide_layers(monkeypatch, "bwrap_path")
-    yield request.param
-    detect_layers.cache_clear()
 
 
 def test_the_scratch_space_is_bounded_in_total(workspace, configuration, monkeypatch):

@@ -16,21 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.harness import Session, call, turn
-from tests.hidden_layers import hide_layers
+from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 from tests.test_host_reads import kernel_log_with_unread_lines, unread_kernel_log  # noqa: F401 (a fixture)
 from tests.test_search_bounds import blocked_writer, release
-from tools.bash.sandbox.status import detect_layers
-
-needs_bwrap = pytest.mark.skipif(not detect_layers().bwrap, reason="bubblewrap is not available here")
-
-
-@pytest.fixture(params=[pytest.param("bwrap", marks=needs_bwrap), "no-bwrap"])
-def configuration(request, monkeypatch):
-    """Plan mode as this machine has it, and with bubblewrap hidden."""
-    if request.param == "no-bwrap":
-        hide_layers(monkeypatch, "bwrap_path")
-    yield request.param
-    detect_layers.cache_clear()
 
 
 def planned(workspace: Path, *calls: dict) -> list[str]:
