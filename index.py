@@ -2,7 +2,8 @@
 
     python index.py [--mode build|edit|yolo|plan] [--model NAME] [--script FILE] [MESSAGE]
                     [--record FILE] [--script FILE --check]
-    python index.py -p PROMPT|- [--output-format text|json|stream-json] [--approve-plan]
+    python index.py -p PROMPT|- [--output-format text|json|stream-json]
+                    [--approve-plan[=MODE]]
     python index.py --doctor | --version | --help
 
 The workspace is the current directory. This is the one file that knows every
@@ -72,6 +73,7 @@ EXIT_CODES = """exit codes:
   2    bad arguments, a --script or --model that cannot be used, or no session to resume
   3    the session to resume is open in another stepagent process (-p never forks it)
   4    -p: a plan awaits approval, nothing was changed (--approve-plan approves it)
+  5    -p: answered, but calls that needed an answer nobody could give were denied (listed)
   130  interrupted (Ctrl-C)"""
 
 
@@ -129,8 +131,10 @@ def argument_parser() -> argparse.ArgumentParser:
                         "(- reads the prompt from standard input)")
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
                         help="with -p: the answer as text, one JSON object, or JSON lines as it runs")
-    parser.add_argument("--approve-plan", action="store_true",
-                        help="with -p: approve the model's plan instead of stopping at it (exit code 4)")
+    parser.add_argument("--approve-plan", nargs="?", const="", choices=("", "build", "edit", "yolo"),
+                        metavar="MODE", help="with -p: approve the model's plan instead of stopping "
+                        "at it (exit code 4), and go on in MODE (--approve-plan=edit lets the "
+                        "implementation write; bare: the mode in force)")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
     parser.add_argument("--script", type=Path, help="replay a scripted model from a JSON file")
     parser.add_argument("--record", type=Path, metavar="FILE",
@@ -210,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     if model is None:
         return 2
     state = AppState()
-    present, approve, ask, confirm = callbacks_for(view, state, headless, args.approve_plan)
+    callbacks = callbacks_for(view, state, headless, args.approve_plan)
+    present, approve, ask, confirm = callbacks[:4]
     user_hooks = open_user_settings(home, workspace, view, confirm, args.trust_workspace)
     if args.try_calls:
         return try_calls_from(args, state, model, present, view, user_hooks)
@@ -226,11 +231,16 @@ def main(argv: list[str] | None = None) -> int:
     startup.show_agent_on(view, agent)
     session = startup.open_session(agent, store, home, view, args.context_window)
     session.user_hooks = user_hooks
+    callbacks.bind(session)
     failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
     if failed is not None:
         return failed
     if args.mode:
-        state.select(args.mode, "--mode")
+        planning = state.plan_mode
+        state.select(args.mode, f"--mode {args.mode}")
+        if planning and not state.plan_mode:
+            view.notice(f"The resumed session was planning: --mode {args.mode} left plan mode, and "
+                        "no plan was approved.", style="yellow")
     if args.check:
         from ui.replay import run_check
 
@@ -241,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_headless(agent, args.prompt, view, args.output_format)
     from ui.repl import history_at, run_repl
 
-    return run_repl(session, view, history_at(home / "history"), args.message or "")
+    return run_repl(session, view, history_at(home / "history"), args.message or "", callbacks)
 
 
 def open_user_settings(home: Path, workspace: Path, view: ConsoleView,

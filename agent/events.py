@@ -119,6 +119,18 @@ class ToolStarted(Event):
 
 
 @dataclass(frozen=True)
+class PlanReviewed(Event):
+    """How the user's review of a plan ended, naming the exact text they saw by its digest."""
+
+    plan: str
+    digest: str
+    outcome: str
+    feedback: str = ""
+    edits: str = ""
+    mode: str = ""
+
+
+@dataclass(frozen=True)
 class TokensUsed(Event):
     """What one model reply cost, as far as the server reported it (None: not reported)."""
 

@@ -21,17 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import (Event, MessageAdded, ModeChanged, Todo, TodosChanged, TokensUsed, ToolDecision,
-                          ToolFinished, ToolStarted)
+from agent.events import (Event, MessageAdded, ModeChanged, PlanReviewed, Todo, TodosChanged,
+                          TokensUsed, ToolDecision, ToolFinished, ToolStarted)
 from agent.executor import NOT_RUN
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted, SubAgentTokensUsed
 from session.compaction import Compacted
 from session.lock import SessionLock
+from session.plan_revisions import Revision
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
 from tools.ask_user import AskCountdown
 from tools.memory import MemoryChanged
-from tools.plan_mode import EXIT_PLAN_MODE
 
 NOT_STARTED = f"{NOT_RUN} the session ended before this call started."
 RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "
@@ -64,8 +64,8 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
                              "visible_at": event.visible_at, "deadline_at": event.deadline_at}
     if isinstance(event, ToolStarted):
         return "started", {"tool_call_id": event.call_id, "tool": event.tool}
-    if isinstance(event, ToolFinished) and event.tool == EXIT_PLAN_MODE:
-        return "review", {"outcome": event.summary or event.content.split("\n", 1)[0]}
+    if isinstance(event, PlanReviewed):
+        return "review", {"outcome": event.outcome, "digest": event.digest, "mode": event.mode}
     if isinstance(event, ToolFinished) and event.change:
         return "change", {"tool": event.tool, "file_path": event.args.get("file_path", ""),
                           "diff": event.change}
@@ -114,6 +114,7 @@ class Journal:
     warn: Callable[[str], None]
     lock: SessionLock | None = None
     audit: list[dict[str, Any]] = field(default_factory=list)
+    revisions: list[Revision] = field(default_factory=list)
     _created: set[str] = field(default_factory=set)
 
     def claim(self, session_id: str) -> bool:
@@ -130,6 +131,9 @@ class Journal:
         if entry is None:
             return
         kind, payload = entry
+        revision = self._revision(event)
+        if revision is not None:
+            payload = {**payload, "revision": revision.number}
         if kind in AUDITED:
             self.audit.append({"kind": kind, **payload})
         if self.store is None:
@@ -145,11 +149,22 @@ class Journal:
                                          "session opened")
                     self.store.append(session_id, *entry_for(opened))
             self.store.append(session_id, kind, payload)
+            if revision is not None:
+                self.store.add_revision(session_id, revision)
             if isinstance(event, TodosChanged):
                 self.store.replace_todos(session_id, event.new)
         except StoreUnavailable as failure:
             self.store = None
             self.warn(f"{failure}. Going on in memory; this session will not be saved from here.")
+
+    def _revision(self, event: Event) -> Revision | None:
+        """A reviewed plan becomes the session's next revision (kept here and in the store)."""
+        if not isinstance(event, PlanReviewed):
+            return None
+        revision = Revision(len(self.revisions) + 1, event.plan, event.digest, event.outcome,
+                            event.feedback, event.edits, event.mode)
+        self.revisions.append(revision)
+        return revision
 
 
 @dataclass
@@ -164,6 +179,7 @@ class Restored:
     audit: list[dict[str, Any]]
     countdowns: dict[str, AskCountdown] = field(default_factory=dict)
     started: set[str] = field(default_factory=set)
+    revisions: list[Revision] = field(default_factory=list)
 
     def closing_result(self, call_id: str) -> str:
         """The result a resume gives a call that has none: result lost if it started, else not run."""
@@ -206,4 +222,4 @@ def read_session(store: SessionStore, session_id: str) -> Restored:
         raise StoreUnavailable(f"session {session_id} in {store.path} is damaged "
                                f"(an entry lacks {exc})") from None
     return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit,
-                    countdowns, started)
+                    countdowns, started, store.revisions(session_id))

@@ -74,6 +74,7 @@ class Session:
         self.usage.reset()
         self.changes.clear()
         self.journal.audit.clear()
+        self.journal.revisions.clear()
         return old
 
     def context_tokens(self) -> int:
@@ -126,6 +127,7 @@ class Session:
         state = self.agent.state
         state.resume_session(restored.session_id)
         self.journal.audit[:] = restored.audit
+        self.journal.revisions[:] = restored.revisions
         self.agent.messages[:] = restored.messages
         for call_id in open_calls(self.agent.messages):
             self.agent.add({"role": "tool", "tool_call_id": call_id,
@@ -201,7 +203,7 @@ class Session:
             elif entry["kind"] == "subagent":
                 lines.append("  ◇ " + _subagent_line(entry))
             elif entry["kind"] == "review":
-                lines.append(f"      your review: {entry['outcome']}")
+                lines.append(_review_line(entry))
             else:
                 lines.extend(_decision_lines(entry))
         return lines
@@ -251,6 +253,14 @@ def _decision_lines(entry: dict) -> list[str]:
         lines.extend(textwrap.wrap(reason, TRACE_WIDTH, initial_indent=REASON_INDENT,
                                    subsequent_indent=REASON_INDENT))
     return lines
+
+
+def _review_line(entry: dict) -> str:
+    """Your review, naming the revision by the first digits of the SHA-256 of the text you saw."""
+    if "digest" not in entry:  # a session stored before revisions were kept
+        return f"      your review: {entry['outcome']}"
+    return (f"      your review of plan revision {entry['revision']} (sha256 {entry['digest'][:12]}): "
+            f"{entry['outcome']}, mode → {entry['mode']}")
 
 
 def _subagent_line(entry: dict) -> str:

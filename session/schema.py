@@ -42,6 +42,19 @@ MIGRATIONS = [
         SELECT searchable_text(payload), session_id, seq, json_extract(payload, '$.role')
         FROM entries WHERE kind = 'message';
     """,
+    """
+    CREATE TABLE plan_revisions (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL CHECK (number > 0),
+        plan TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        feedback TEXT NOT NULL,
+        edits TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (session_id, number));
+    """,
 ]
 
 

@@ -1,8 +1,9 @@
 """The session store: SQLite at $STEPAGENT_HOME/sessions.db (stdlib sqlite3).
 
-Three tables: `sessions` (ids `sess_…`, the workspace, times), `entries` (every
-message and event of a session, numbered in order) and `todos` (the current
-list, by session and position, deleted with their session). `entry_text` is an
+Four tables: `sessions` (ids `sess_…`, the workspace, times), `entries` (every
+message and event of a session, numbered in order), `todos` (the current
+list, by session and position, deleted with their session) and `plan_revisions`
+(every plan the user reviewed, plan_revisions.py). `entry_text` is an
 FTS5 full-text index over the messages (BM25 ranking, Porter stemming), which
 ReadSessionContext searches (session/search.py). The database runs
 in WAL mode so readers never block the writer, and every write is one
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from agent.events import Todo
+from session.plan_revisions import Revision
 from session.schema import MIGRATIONS, searchable_text
 from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 
@@ -120,6 +122,22 @@ class SessionStore:
                        "WHERE session_id = ?", (target, source))
             db.execute("INSERT INTO todos SELECT ?, position, content, status, priority, active_form "
                        "FROM todos WHERE session_id = ?", (target, source))
+            db.execute("INSERT INTO plan_revisions SELECT ?, number, plan, digest, outcome, feedback, "
+                       "edits, mode, created FROM plan_revisions WHERE session_id = ?", (target, source))
+
+    def add_revision(self, session_id: str, revision: Revision) -> None:
+        """Keep one reviewed plan of a session (plan_revisions.py)."""
+        with self._write() as db:
+            db.execute("INSERT INTO plan_revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (session_id, revision.number, revision.plan, revision.digest,
+                        revision.outcome, revision.feedback, revision.edits, revision.mode,
+                        time.time()))
+
+    def revisions(self, session_id: str) -> list[Revision]:
+        """A session's reviewed plans, first to last."""
+        rows = self._read("SELECT plan, digest, outcome, feedback, edits, mode, '', number "
+                          "FROM plan_revisions WHERE session_id = ? ORDER BY number", (session_id,))
+        return [Revision(*row) for row in rows]
 
     def todos(self, session_id: str) -> tuple[Todo, ...]:
         """A session's current todo list."""

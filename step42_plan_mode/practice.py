@@ -81,7 +81,7 @@ EXERCISES = (
              "plan, leave plan mode through the state; "
              "feedback → not approved, the feedback as a follow-up user message; reject → end the "
              "turn. The tool holds no UI: `present` is injected.",
-             (("ui/callbacks.py", "plan_review"),
+             (("ui/plan_review.py", "plan_review"),
               ("tools/plan_mode.py", "make_plan_mode_tools.exit_plan")), EXIT_TESTS, 20),
     Exercise("single-exit", "entering and leaving plan mode through AppState's single exit",
              "Write AppState.enter_plan_mode and AppState.leave_plan_mode: each says whether it "
@@ -101,7 +101,7 @@ EXERCISES = (
              "the tools) is the step-41 agent you start from.",
              (("state.py", "AppState.enter_plan_mode"), ("state.py", "AppState.leave_plan_mode"),
               ("agent/prompt.py", "plan_mode_section"), ("hooks/plan_mode_guard.py", "plan_mode_guard"),
-              ("ui/callbacks.py", "plan_review"),
+              ("ui/plan_review.py", "plan_review"),
               ("tools/plan_mode.py", "make_plan_mode_tools.exit_plan")),
              (*STATE_TESTS, *PROMPT_TESTS, *GUARD_TESTS, *EXIT_TESTS, "tests/test_plan_mode.py"), 45),
 )

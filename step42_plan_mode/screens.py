@@ -15,7 +15,6 @@ import io
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable
 
 from rich.console import Console
 from rich.text import Text
@@ -24,9 +23,10 @@ from agent.assemble import assemble
 from index import product_layers
 from models.scripted import ScriptedModel
 from state import AppState
-from tools.plan_mode import PlanReview
-from ui.callbacks import interactive_approve, interactive_present
+from ui.callbacks import interactive_approve
 from ui.console import ConsoleView
+from ui.plan_review import PlanReviewScreen
+from ui.question_commands import QuestionCommands
 
 FOLDER = Path(__file__).resolve().parent / "screens"
 WIDTH = 80
@@ -45,7 +45,7 @@ def screen_at_question(turns: list[dict], planning: bool, title: str) -> str:
     view = ConsoleView(console, stream_markdown=False)
     shots: list[str] = []
 
-    def ask(question: str) -> str:
+    def ask(question: str, **options: object) -> str:
         console.print(Text(question) + Text("y", style="bold"))
         if not shots:
             shots.append(console.export_svg(title=title, clear=False))
@@ -56,16 +56,13 @@ def screen_at_question(turns: list[dict], planning: bool, title: str) -> str:
         (workspace / "app.py").write_text(APP, encoding="utf-8")
         state = AppState()
         state.events.subscribe(view.on_event)
-        agent = assemble(workspace, state, ScriptedModel(turns), _present(view, ask),
+        agent = assemble(workspace, state, ScriptedModel(turns),
+                         PlanReviewScreen(view, ask, state, QuestionCommands(view)),
                          interactive_approve(view, ask), product_layers())
         if planning:
             state.enter_plan_mode("/plan")
         agent.run_turn("greet with a comma")
     return shots[0]
-
-
-def _present(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[str], PlanReview]:
-    return interactive_present(view, ask)
 
 
 def screens() -> dict[str, str]:

@@ -22,7 +22,7 @@ from session.store import SessionStore
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
 from tools.judgement import Judgement
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 from tools.plan_mode import PlanReview
 
 

@@ -7,7 +7,7 @@ from agent.events import ToolFinished
 from hooks.session_rules import AllowRule, offered_rule
 from state import PermissionMode
 from tests.harness import Session, call, turn
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 from tools.plan_mode import PlanReview
 
 OLD = "def greet():\n    return 'hi'\n\nprint(greet())\n"

@@ -12,7 +12,10 @@ from agent.approval import PermissionRequest
 from agent.events import ToolDecision, ToolFinished, ToolRequested
 from hooks.session_rules import AllowRule
 from tools.preview import command_preview, diff_preview
-from ui.callbacks import interactive_approve, interactive_present
+from state import AppState
+from ui.callbacks import interactive_approve
+from ui.plan_review import PlanReviewScreen
+from ui.question_commands import QuestionCommands
 from ui.console import ConsoleView
 from ui.markdown_stream import MarkdownStream
 from ui.safe_text import safe_markdown
@@ -70,7 +73,8 @@ def test_the_question_lines_keep_allow_and_approve():
     asked: list[str] = []
     interactive_approve(view, lambda q: asked.append(q) or "n")(
         PermissionRequest("Write", {}, "r", None, None))
-    interactive_present(view, lambda q: asked.append(q) or "n")("the plan")
+    PlanReviewScreen(view, lambda q, **options: asked.append(q) or "n", AppState(),
+                     QuestionCommands(view))("the plan")
     assert "Allow" in asked[0] and "Approve" in asked[1]
 
 

@@ -24,7 +24,7 @@ from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 from tests.harness import assert_valid_history
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 
 ADAPTS = {"glm": "stream_options", "deepseek": "reasoning"}
 

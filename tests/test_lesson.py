@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -134,21 +135,27 @@ def test_an_empty_prompt_is_refused(workspace):
 def test_end_of_input_at_the_plan_question_rejects_the_plan():
     from rich.console import Console
 
-    from ui.callbacks import interactive_present
+    from state import AppState
     from ui.console import ConsoleView
+    from ui.plan_review import PlanReviewScreen
+    from ui.question_commands import QuestionCommands
 
-    def closed(question: str) -> str:
+    def closed(question: str, **options) -> str:
         raise EOFError
 
-    review = interactive_present(ConsoleView(Console(file=open(os.devnull, "w"))), closed)("the plan")
+    view = ConsoleView(Console(file=open(os.devnull, "w")))
+    review = PlanReviewScreen(view, closed, AppState(), QuestionCommands(view))("the plan")
     assert review.outcome == "reject"
 
 
 def test_headless_answers_permission_questions_no_unless_yolo(workspace):
     (workspace / "w.json").write_text('[{"tool_calls": [{"name": "Write", "arguments": '
                                       '{"file_path": "out.txt", "content": "x"}}]}, {"text": "done"}]')
-    refused = run_index(workspace, "--script", "w.json", "-p", "write")
-    assert refused.returncode == 0 and "denied by no one to ask" in refused.stderr
+    refused = run_index(workspace, "--script", "w.json", "-p", "write", "--output-format", "json")
+    assert refused.returncode == 5 and "denied by no one to ask" in refused.stderr
+    assert json.loads(refused.stdout)["unanswered"] == [
+        {"tool": "Write", "subject": "out.txt", "reason": json.loads(refused.stdout)["unanswered"][0]["reason"]}]
+    assert "nobody can answer" in json.loads(refused.stdout)["unanswered"][0]["reason"]
     assert not (workspace / "out.txt").exists()
     allowed = run_index(workspace, "--script", "w.json", "--mode", "yolo", "-p", "write")
     assert allowed.returncode == 0 and (workspace / "out.txt").read_text() == "x"

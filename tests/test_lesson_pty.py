@@ -50,7 +50,7 @@ def next_review(terminal: Terminal) -> str:
     return until(terminal, "Plan for approval") + until(terminal, "Approve this plan?")
 
 
-PLAN = "[y/e/n]"
+PLAN = "[y/e/c/s/n]"
 ALLOW = "[y/n]"
 
 

@@ -40,7 +40,7 @@ def test_exit_plan_mode_reaches_the_user_in_yolo(workspace):
                       mode="yolo", plan_answers=["y"])
     session.state.enter_plan_mode("test")
     session.run()
-    assert session.shown_plans == ["p"] and session.questions == []
+    assert session.shown_plans == ["p\n"] and session.questions == []
 
 
 def test_shift_tab_cycles_plan_build_edit_yolo(workspace):

@@ -17,7 +17,7 @@ from tools import plan_mode_text
 from tools.own_files import write_inside
 from tools.paths import OutsideWorkspace
 from tools.plan_file import PLANS_FOLDER, save_plan, saved_plan
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 from tools.plan_mode import REJECTED, PlanReview
 
 PLAN = "1. Create hello.txt\n2. Check it"

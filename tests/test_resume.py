@@ -16,6 +16,7 @@ import pytest
 
 from session.journal import RESULT_LOST
 from session.store import SessionStore
+from tools.plan_file import plan_digest, plan_text
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
@@ -73,10 +74,14 @@ def test_the_trace_says_how_each_plan_review_ended_and_keeps_it_on_resume(worksp
     session.run()
     _, resumed = journaled(workspace, store, [])
     resumed.resume(session.state.session_id)
+    first, second = plan_digest(plan_text("p"))[:12], plan_digest(plan_text("p2"))[:12]
     for trace in (live.trace(), resumed.trace()):
         reviews = [line.strip() for line in trace if "your review" in line]
-        assert reviews == ["your review: not approved: your feedback goes to the model",
-                           "your review: plan approved (build mode)"]
+        assert reviews == [f"your review of plan revision 1 (sha256 {first}): feedback, mode → plan",
+                           f"your review of plan revision 2 (sha256 {second}): approve, mode → build"]
+    revisions = store.revisions(session.state.session_id)
+    assert [(r.number, r.plan, r.outcome, r.feedback) for r in revisions] == [
+        (1, "p\n", "feedback", "add tests"), (2, "p2\n", "approve", "")]
 
 
 def test_a_compacted_session_resumes_compacted(workspace, tmp_path):

@@ -16,7 +16,7 @@ from tools.bash.classifier.sed import judge_sed
 from tools.judgement import Judgement
 from tools.plan_file import saved_plan
 from tools.plan_mode import make_plan_mode_tools
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 
 
 def fake_tool(name: str = "Fake", **flags) -> Tool:

@@ -1,17 +1,13 @@
 """EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out.
 
-ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is
-injected by index.py (a fake in tests) and answers with a PlanReview (the UI
-reads the user's y/e/n into one: ui/callbacks.py `plan_review`). It runs only
-while planning; outside plan mode it refuses and nobody is asked. The four
-outcomes:
-  approve  → plan saved, plan mode left through state.leave_plan_mode, model told to start
-             (in the mode in force before, or in the one the user chose: edit accepts edits)
-  feedback → "not approved" as the result, the feedback as a real user message
-  reject   → the turn ends after this result; plan mode stays on
-  pending  → nobody can review it now (-p): the turn ends as for reject, and the model is
-             told the plan awaits the user's approval, not that it was turned down
-A rejection is a state the model is told about, never an error to retry.
+ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is injected
+by index.py (a fake in tests) and answers with a PlanReview carrying the exact text
+the user saw last, their own edits included. That text is what is approved, saved
+byte for byte and named by its SHA-256 in the trace (PlanReviewed). It runs only
+while planning. RESULTS is the table of how a review can end and what the model is
+told; Ctrl-C at the review goes on to the loop (the turn is cancelled) and a failing
+review ends the turn: neither is an answer, so neither approves. A rejection is a
+state the model is told about, never an error to retry.
 """
 
 from __future__ import annotations
@@ -20,19 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from agent.events import PlanReviewed
 from state import AppState, PermissionMode
 from tools import plan_mode_text
 from tools.base import Tool, ToolResult, error, object_schema
-from tools.plan_file import save_plan
+from tools.plan_file import plan_digest, plan_text, save_plan
 
 ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"
-APPROVED = "The user approved your plan."
 WORKING_MODES = {
     PermissionMode.BUILD: "the user is asked before each file change or command that changes things",
     PermissionMode.EDIT: "Write and Edit run without asking; commands that change things are still asked",
     PermissionMode.YOLO: "nothing is asked",
 }
+APPROVED = "The user approved your plan."
+BUILD = ("Plan mode is off: you can now make changes. You are in {mode} mode: {working}. {where} "
+         "Start with updating your todo list if you keep one.{edits}\n\n## Approved Plan:\n{plan}")
 NOT_APPROVED = ("The user did not approve the plan. You are still in plan mode: read the user's "
                 "message that follows, revise the plan, and call ExitPlanMode again.")
 REJECTED = ("The user rejected the plan and wants to talk it over. You are still in plan mode. "
@@ -42,15 +41,38 @@ NOT_PLANNING = ("ExitPlanMode refused (rule: exit-only-in-plan-mode): plan mode 
 PENDING = ("Nobody could review the plan in this run, so it awaits the user's approval: it is "
            "neither approved nor rejected, and nothing was saved. You are still in plan mode. Stop "
            "here; when the user speaks next, call ExitPlanMode again so they can review the plan.")
+RESULTS = {
+    # outcome: (what the model is told, whether the turn ends, the line the user sees)
+    "approve": (f"{APPROVED} {BUILD}", False, "plan approved ({mode} mode)"),
+    "cleared": (f"{APPROVED} {BUILD}", True, "plan approved: the build starts in a fresh conversation"),
+    "feedback": (NOT_APPROVED + "{edits}", False, "not approved: your feedback goes to the model"),
+    "reject": (REJECTED, True, "plan rejected"),
+    "save": ("The user saved your plan for later. {where} It is not approved yet: you are still "
+             "in plan mode. Stop here; the user approves it later (/plan approve) or speaks next.",
+             True, "plan saved for later: /plan show prints it, /plan approve approves it"),
+    "left": ("The user left with {left_by} without approving your plan; nothing was saved. You "
+             "are now in {mode_label} mode. Stop here; the user speaks next.", True,
+             "plan not approved: you left with {left_by}"),
+    "pending": (PENDING, True, "plan awaits approval: nobody can review it in this run"),
+}
+REVIEW_FAILED = ("The review of your plan could not be shown ({failure}), so the plan is not "
+                 "approved and you are still in plan mode. Stop here and tell the user.")
 
 
 @dataclass(frozen=True)
 class PlanReview:
-    """The user's review of a plan; an approval may name the mode to carry on in."""
+    """The user's review of a plan, with the exact text they saw last.
 
-    outcome: Literal["approve", "feedback", "reject", "pending"]
+    `plan` is that text ('' = as presented), `edits` the diff of their own changes; an
+    approval may name the mode to build in, and `clear` a fresh conversation (c)."""
+
+    outcome: Literal["approve", "feedback", "reject", "save", "left", "pending"]
     feedback: str = ""
     mode: PermissionMode | None = None
+    clear: bool = False
+    plan: str = ""
+    edits: str = ""
+    left_by: str = ""
 
 
 def make_plan_mode_tools(workspace: Path, state: AppState,
@@ -64,27 +86,39 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
     def exit_plan(args: dict[str, Any]) -> ToolResult:
         if not state.plan_mode:
             return error(NOT_PLANNING)
-        plan = args["plan"].strip()
-        if not plan:
+        plan = plan_text(args["plan"])
+        if not plan.strip():
             return error("The plan is empty; write the plan as markdown in the plan argument.")
-        review = present(plan)
-        if review.outcome == "feedback":
-            return ToolResult(NOT_APPROVED, follow_up=review.feedback,
-                              summary="not approved: your feedback goes to the model")
-        if review.outcome == "reject":
-            return ToolResult(REJECTED, end_turn=True, summary="plan rejected")
-        if review.outcome == "pending":
-            return ToolResult(PENDING, end_turn=True,
-                              summary="plan awaits approval: nobody can review it in this run")
         try:
-            where = f"The plan is saved at {save_plan(workspace, state.session_id, plan)}."
-        except OSError as exc:
-            where = f"The plan could not be saved ({exc.strerror}); it is quoted below."
-        state.leave_plan_mode("ExitPlanMode approval", then=review.mode)
-        mode = state.permission_mode
-        return ToolResult(f"{APPROVED} Plan mode is off: you can now make changes. You are in "
-                          f"{mode.value} mode: {WORKING_MODES[mode]}. {where} Start with updating your todo list if you keep one.\n\n"
-                          f"## Approved Plan:\n{plan}", summary=f"plan approved ({state.mode_label} mode)")
+            review = present(plan)
+        except BaseException as failure:  # Ctrl-C or a broken review: recorded, never an answer
+            broken = isinstance(failure, Exception)
+            state.events.emit(PlanReviewed(plan, plan_digest(plan), "error" if broken else "interrupted"))
+            if not broken:
+                raise
+            return ToolResult(REVIEW_FAILED.format(failure=f"{type(failure).__name__}: {failure}"),
+                              is_error=True, end_turn=True, summary="the review failed: not approved")
+        shown = review.plan or plan
+        outcome = "cleared" if review.outcome == "approve" and review.clear else review.outcome
+        where = ""
+        if outcome in {"approve", "cleared", "save"}:
+            try:
+                where = f"The plan is saved at {save_plan(workspace, state.session_id, shown)}."
+            except OSError as exc:
+                where = f"The plan could not be saved ({exc.strerror}); it is quoted below."
+        if outcome in {"approve", "cleared"}:
+            state.leave_plan_mode("ExitPlanMode approval", then=review.mode)
+        state.events.emit(PlanReviewed(shown, plan_digest(shown), outcome, review.feedback,
+                                       review.edits, state.mode_label))
+        text, end_turn, summary = RESULTS[outcome]
+        edits = (f"\n\nThe user edited the plan before answering; this diff of their edits is part "
+                 f"of their answer:\n```diff\n{review.edits}```" if review.edits else "")
+        facts = {"mode": state.permission_mode.value, "working": WORKING_MODES[state.permission_mode],
+                 "where": where, "plan": shown, "edits": edits, "left_by": review.left_by,
+                 "mode_label": state.mode_label}
+        return ToolResult(text.format(**facts), end_turn=end_turn,
+                          follow_up=review.feedback if outcome == "feedback" else None,
+                          summary=summary.format(**facts))
 
     return [
         Tool(ENTER_PLAN_MODE, "Switch to plan mode before a non-trivial change: research with "
@@ -95,3 +129,4 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
              object_schema({"plan": {"type": "string", "description": "The plan, in markdown."}}),
              exit_plan, allowed_in_plan_mode=True, requires_user=True),
     ]
+

@@ -12,7 +12,7 @@ file), unless the user passed --approve-plan.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from agent.approval import Approve, PermissionAnswer, PermissionRequest
 from state import AppState, PermissionMode
@@ -20,10 +20,15 @@ from tools.ask_user import Answers, Questionnaire
 from tools.plan_mode import PlanReview
 from ui.ask import headless_ask, interactive_ask
 from ui.console import ConsoleView
+from ui.plan_review import PlanReviewScreen
+from ui.question_commands import NO, YES, QuestionCommands, answering_commands
 from ui.safe_text import safe
 from ui.type_ahead import asking_fresh
 
-YES, ALWAYS, NO, EDITS = {"y", "yes"}, {"a", "always"}, {"", "n", "no"}, {"e", "edit"}
+if TYPE_CHECKING:
+    from session.live import Session
+
+ALWAYS = {"a", "always"}
 KEEPERS = {"p": "project", "project": "project", "u": "user", "user": "user"}  # "always", for longer
 
 
@@ -51,18 +56,6 @@ def permission_answer(text: str) -> PermissionAnswer:
     return PermissionAnswer(False, feedback=word)
 
 
-def plan_review(text: str) -> PlanReview:
-    """y approves, e approves in edit mode, n (or nothing) rejects, any other text is feedback."""
-    word = text.strip()
-    if word.lower() in YES:
-        return PlanReview("approve")
-    if word.lower() in EDITS:
-        return PlanReview("approve", mode=PermissionMode.EDIT)
-    if word.lower() in NO:
-        return PlanReview("reject")
-    return PlanReview("feedback", word)
-
-
 def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[PermissionRequest], PermissionAnswer]:
     """Show what the call will do, then ask: yes, yes for this session, no, or feedback."""
     def approve(request: PermissionRequest) -> PermissionAnswer:
@@ -82,29 +75,20 @@ def interactive_confirm(ask: Callable[[str], str]) -> Callable[[str], bool]:
     return confirm
 
 
-def interactive_present(view: ConsoleView, ask: Callable[[str], str],
-                        mode_after: Callable[[], str] = lambda: "build") -> Callable[[str], PlanReview]:
-    """Show the plan panel and read the review: y, e (accept edits), n, or feedback."""
-    def present(plan: str) -> PlanReview:
-        view.show_plan(plan)
-        mode = mode_after()
-        asks = ", which asks before each edit" if mode == "build" else ""
-        view.notice(f"y = approve and go on in {mode} mode{asks} · e = approve and accept edits "
-                    "(edit mode) · n = reject · or type feedback to keep planning", style="dim")
-        return plan_review(_answer(ask, "Approve this plan? [y/e/n] "))
-    return present
-
-
-def headless_present(view: ConsoleView, approve_plans: bool = False) -> Callable[[str], PlanReview]:
+def headless_present(view: ConsoleView, approve_plan: str | None = None) -> Callable[[str], PlanReview]:
     """Nobody can review in -p: the plan stays pending, so nothing changes, unless --approve-plan.
 
-    The turn then ends; run_headless says how to approve it (exit code 4).
+    `approve_plan` is the mode --approve-plan=MODE names ('' for a bare --approve-plan: the
+    mode in force), None without the flag. A pending plan ends the turn; run_headless says
+    how to approve it (exit code 4).
     """
     def present(plan: str) -> PlanReview:
-        if approve_plans:
-            view.notice("Plan approved by --approve-plan.", style="yellow")
-            return PlanReview("approve")
-        return PlanReview("pending")
+        if approve_plan is None:
+            return PlanReview("pending")
+        mode = PermissionMode(approve_plan) if approve_plan else None
+        view.notice(f"Plan approved by --approve-plan{'=' + approve_plan if approve_plan else ''}.",
+                    style="yellow")
+        return PlanReview("approve", mode=mode)
     return present
 
 
@@ -118,30 +102,50 @@ def headless_approve(view: ConsoleView) -> Callable[[PermissionRequest], Permiss
 
 
 class UICallbacks(NamedTuple):
-    """The UI one run injects into the core; `confirm` asks yes/no at start-up (None in -p)."""
+    """The UI one run injects into the core; `confirm` asks yes/no at start-up (None in -p).
+
+    In the REPL, `review` is the plan review (whose last answer the REPL reads) and
+    `commands` runs the slash commands typed at questions; both act on the session
+    once `bind` gives it to them.
+    """
 
     present: Callable[[str], PlanReview]
     approve: Approve
     ask: Callable[[Questionnaire], Answers]
     confirm: Callable[[str], bool] | None
+    review: PlanReviewScreen | None = None
+    commands: QuestionCommands | None = None
+
+    def bind(self, session: Session) -> None:
+        """The running session: the commands act on it, the review reads its plan revisions."""
+        if self.commands is not None and self.review is not None:
+            self.commands.bind(session)
+            self.review.revisions = lambda: session.journal.revisions
 
 
 def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
-                  approve_plans: bool = False) -> UICallbacks:
-    """The REPL's callbacks, which ask through prompt-toolkit, or -p's, which cannot ask anyone."""
+                  approve_plan: str | None = None) -> UICallbacks:
+    """The REPL's callbacks, which ask through prompt-toolkit, or -p's, which cannot ask anyone.
+
+    Every question reads only what is typed once it is on the screen (ui/type_ahead.py),
+    and a slash command typed at it runs as a command (ui/question_commands.py).
+    """
     if headless:
-        return UICallbacks(headless_present(view, approve_plans), headless_approve(view),
+        return UICallbacks(headless_present(view, approve_plan), headless_approve(view),
                            headless_ask(view), None)
     from prompt_toolkit import prompt
 
-    ask, status_ask = asking_fresh(view, prompt), asking_fresh(view, asking_with_status(view))
-    return UICallbacks(interactive_present(view, status_ask, lambda: state.permission_mode.value),
-                       interactive_approve(view, status_ask), interactive_ask(view, ask),
-                       interactive_confirm(ask))
+    commands = QuestionCommands(view)
+    status_ask = asking_fresh(view, asking_with_status(view))
+    review = PlanReviewScreen(view, status_ask, state, commands)
+    return UICallbacks(review, interactive_approve(view, answering_commands(status_ask, commands)),
+                       interactive_ask(view, answering_commands(asking_fresh(view, prompt), commands)),
+                       interactive_confirm(asking_fresh(view, prompt)), review, commands)
 
 
-def asking_with_status(view: ConsoleView) -> Callable[[str], str]:
+def asking_with_status(view: ConsoleView) -> Callable[..., str]:
     """prompt-toolkit's prompt with the REPL's status line (mode, context use) under the question."""
     from prompt_toolkit import prompt
 
-    return lambda question: prompt(question, bottom_toolbar=lambda: view.status() or None)
+    return lambda question, **options: prompt(question, bottom_toolbar=lambda: view.status() or None,
+                                              **options)

@@ -253,9 +253,9 @@ class ConsoleView:
         """Markdown that came from the model, drawn whole and safely (a reprinted answer)."""
         self.console.print(safe_markdown(text))
 
-    def show_plan(self, plan: str) -> None:
+    def show_plan(self, plan: str, title: str = "Plan for approval") -> None:
         """The plan for review, in a panel, exactly as written: what is approved is what was shown."""
-        self.console.print(Panel(verbatim_markdown(plan), title="Plan for approval", border_style="magenta"))
+        self.console.print(Panel(verbatim_markdown(plan), title=title, border_style="magenta"))
 
     def model_notice(self, notice: Notice) -> None:
         """A retry or an adaptation the model client made on its own, as one dim line."""

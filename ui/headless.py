@@ -15,7 +15,8 @@ plan approved with --approve-plan, and the work done); 1 the model or a limit
 failed, or the turn stopped on an internal error; 4 the model made a plan and
 nobody approved it: the plan is printed (as the answer, or as `plan` in JSON),
 not saved, nothing was changed, and the command to review it in the REPL is
-printed; 130 interrupted.
+printed; 5 the turn answered, but calls that needed an answer nobody could give
+were denied (listed as `unanswered` in JSON, and on stderr); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ import sys
 from typing import Any, Callable, TextIO
 
 from agent.events import Event, MessageAdded, ToolDecision, ToolFinished
+from agent.executor import UNANSWERED
 from agent.loop import Agent, TurnOutcome
+from session.journal import subject_of
 from session.usage import UsageMeter
 from tools.bash.left_running import left_by, this_stepagent
 from tools.plan_mode import EXIT_PLAN_MODE
@@ -35,23 +38,30 @@ from ui.startup import resume_command
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PLAN_NOT_APPROVED = 4
+UNANSWERED_DENIALS = 5
 
 
 def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: str = "text") -> int:
     """Run one turn and report it in the chosen format; the exit code says how it ended."""
-    usage = UsageMeter()
+    usage, unanswered = UsageMeter(), Unanswered()
     agent.state.events.subscribe(usage.on_event)
+    agent.state.events.subscribe(unanswered.on_event)
     if output_format == "stream-json":
         agent.state.events.subscribe(stream_events(sys.stdout))
     outcome = agent.run_turn(prompt)
     view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
     plan = last_plan(agent.messages) if _plan_unapproved(outcome) else ""
-    code = exit_code(outcome, plan)
+    code = exit_code(outcome, plan, bool(unanswered.denials))
     if output_format == "text":
         if outcome.ending == "answered" or plan:
             write_answer(outcome.text if outcome.ending == "answered" else plan, sys.stdout)
     else:
-        _write_json(final_record(outcome, plan, code, agent.state.session_id, usage), sys.stdout)
+        _write_json(final_record(outcome, plan, code, agent.state.session_id, usage,
+                                 unanswered.denials), sys.stdout)
+    if unanswered.denials:
+        view.error(f"not run, for want of an answer nobody can give in -p: "
+                   f"{', '.join(d['tool'] for d in unanswered.denials)} (--mode edit or yolo "
+                   "allows them)")
     if code == PLAN_NOT_APPROVED:
         view.notice("The plan awaits your approval; nobody can review it in a -p run, so nothing "
                     "was changed (exit code 4). To approve a plan in -p, run again with "
@@ -69,21 +79,37 @@ def _plan_unapproved(outcome: TurnOutcome) -> bool:
     return outcome.ending == "ended_by_tool" and outcome.tool == EXIT_PLAN_MODE
 
 
-def exit_code(outcome: TurnOutcome, plan: str) -> int:
-    """0 answered, 4 a plan nobody approved, 130 interrupted, 1 anything else."""
+class Unanswered:
+    """The calls denied in this run because they needed an answer and nobody could give one."""
+
+    def __init__(self) -> None:
+        self.denials: list[dict[str, str]] = []
+
+    def on_event(self, event: Event) -> None:
+        """Keep a denial made because nobody could answer."""
+        if isinstance(event, ToolDecision) and event.hook == UNANSWERED:
+            self.denials.append({"tool": event.tool, "subject": subject_of(event.args),
+                                 "reason": event.reason})
+
+
+def exit_code(outcome: TurnOutcome, plan: str, denied_unanswered: bool = False) -> int:
+    """The exit code: 0 answered, 4 a plan nobody approved, 5 answered with calls denied.
+
+    5 means calls were denied for want of an answer; 130 interrupted, 1 anything else."""
     if outcome.ending == "answered":
-        return 0
+        return UNANSWERED_DENIALS if denied_unanswered else 0
     if plan:
         return PLAN_NOT_APPROVED
     return 130 if outcome.ending == "interrupted" else 1
 
 
 def final_record(outcome: TurnOutcome, plan: str, code: int, session_id: str,
-                 usage: UsageMeter) -> dict[str, Any]:
+                 usage: UsageMeter, unanswered: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The one object `--output-format json` prints (and stream-json ends with)."""
     tally = usage.session
     return {"type": "result", "ending": outcome.ending, "exit_code": code, "text": outcome.text,
             "plan": plan, "error": outcome.error, "session_id": session_id,
+            "unanswered": unanswered or [],
             "usage": {"input_tokens": tally.input_tokens, "output_tokens": tally.output_tokens,
                       "cached_tokens": tally.cached_tokens} if tally.reported else None}
 

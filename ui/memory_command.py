@@ -7,14 +7,12 @@ rebuilt, so an edited description reaches the next request's prompt.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from pathlib import Path
 
 from session.live import Session
 from tools.memory import memory_of
 from tools.memory_files import MemoryFolder
+from ui.editor import run_editor
 
 
 def memory_folder(session: Session) -> MemoryFolder | None:
@@ -37,10 +35,8 @@ def edit_memory(folder: MemoryFolder, name: str) -> tuple[str, bool]:
     memory = folder.find(name)
     if memory is None:
         return f"No memory named {name!r}. {list_memories(folder)}", True
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    try:
-        subprocess.run([*shlex.split(editor), str(memory.path)], check=False)
-    except OSError as failure:
-        return f"Cannot start the editor {editor!r}: {failure.strerror}.", True
+    failed = run_editor(Path(memory.path))
+    if failed:
+        return failed, True
     folder.rebuild_index()
     return f"Edited {Path(memory.path).name}; the memory index is up to date.", False

@@ -29,20 +29,16 @@ from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from state import MODE_CYCLE, AppState
 from tools.bash.left_running import left_by, this_stepagent
-from tools.plan_mode import EXIT_PLAN_MODE
+from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
+from ui.callbacks import UICallbacks
 from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.completion import SlashCompleter
+from ui.question_commands import is_command, show_outcome
 from ui.slash import command_names, run_slash_command
 from ui.startup import resume_command, show_last_exchange
 
 TODO_SHOWN = 40  # characters of the step in progress the status line has room for
-
-
-def is_command(text: str) -> bool:
-    """`/mode edit` is a command; `/tmp/x.py is broken` is a message that starts with a path."""
-    first = text.split(maxsplit=1)[0]
-    return first.startswith("/") and "/" not in first[1:]
 
 
 def completer(session: Session) -> SlashCompleter:
@@ -128,8 +124,13 @@ def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
     prompt.app.after_render += start
 
 
-def run_repl(session: Session, view: ConsoleView, history: History, first_message: str = "") -> int:
-    """Run the REPL until the user leaves; `first_message` is sent before the first prompt."""
+def run_repl(session: Session, view: ConsoleView, history: History, first_message: str = "",
+             callbacks: UICallbacks | None = None) -> int:
+    """Run the REPL until the user leaves; `first_message` is sent before the first prompt.
+
+    `callbacks` are the questions' (ui/callbacks.py): after a turn the REPL reads how the
+    plan review ended, and whether /exit was typed at a question.
+    """
     agent = session.agent
     state = agent.state
     keys = KeyBindings()
@@ -151,9 +152,8 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
     view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share)
     view.notice(startup_line(session, view.sandbox_status()), style="dim")
     try:
-        if first_message:
-            _send(session, view, first_message)
-        _loop(session, view, prompt)
+        if not (first_message and _send(session, view, first_message, callbacks)):
+            _loop(session, view, prompt, callbacks)
     finally:
         view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
         if agent.messages:
@@ -161,7 +161,8 @@ def run_repl(session: Session, view: ConsoleView, history: History, first_messag
     return 0
 
 
-def _loop(session: Session, view: ConsoleView, prompt: PromptSession) -> None:
+def _loop(session: Session, view: ConsoleView, prompt: PromptSession,
+          callbacks: UICallbacks | None) -> None:
     """Read a line, run it (a command or a message to the model), until the user leaves."""
     while True:
         try:
@@ -182,34 +183,70 @@ def _loop(session: Session, view: ConsoleView, prompt: PromptSession) -> None:
             except Exception as failure:  # a command's bug must not end the REPL
                 view.error(f"{text.split()[0]} failed: {unexpected(failure)}")
                 continue
-            if outcome.message:
-                (view.error if outcome.is_error else view.notice)(outcome.message)
-            if outcome.markdown:
-                view.show_markdown(outcome.markdown)
+            show_outcome(outcome, view)
             if outcome.resumed:
                 show_last_exchange(session, view)
             if outcome.exit:
                 return
+            if outcome.fresh_start:
+                if _build_fresh(session, view, outcome.fresh_start, callbacks):
+                    return
+                continue
             text = outcome.send
             if not text:
                 continue
-        _send(session, view, text)
+        if _send(session, view, text, callbacks):
+            return
 
 
-def _send(session: Session, view: ConsoleView, text: str) -> None:
-    """One turn with the model, then how it ended and the tokens it cost."""
+def _send(session: Session, view: ConsoleView, text: str, callbacks: UICallbacks | None) -> bool:
+    """One turn with the model, then how it ended and the tokens it cost; True to leave the REPL.
+
+    A plan approved with c goes on in a fresh conversation that holds only the plan.
+    """
+    review = callbacks.review if callbacks else None
+    if review is not None:
+        review.last = None
     session.usage.start_turn()
-    report_outcome(session.agent.run_turn(text), view)
+    outcome = session.agent.run_turn(text)
+    if callbacks and callbacks.commands and callbacks.commands.leaving:
+        return True
+    reviewed = review.last if review is not None else None
+    report_outcome(outcome, view, reviewed)
     if session.usage.turn.reported:
         view.notice(session.usage.turn.line(), style="dim")
+    if reviewed and reviewed.outcome == "approve" and reviewed.clear and not session.agent.state.plan_mode:
+        return _build_fresh(session, view, session.agent.messages[-1]["content"], callbacks)
+    return False
 
 
-def report_outcome(outcome: TurnOutcome, view: ConsoleView) -> None:
-    """Say why a turn stopped early (cancelled, plan rejected, an error); a finished turn says nothing."""
+def _build_fresh(session: Session, view: ConsoleView, approval: str, callbacks: UICallbacks | None) -> bool:
+    """c: a new conversation (a new session) whose only context is the approval with its plan,
+    and the todos; the planning conversation stays in the store."""
+    state = session.agent.state
+    old = session.clear()
+    state.replace_todos(state.todos)
+    view.notice(f"A fresh conversation builds the approved plan; the planning conversation is kept "
+                f"as {old} (/resume {old} goes back to it).", style="yellow")
+    return _send(session, view, approval, callbacks)
+
+
+ENDED_BY_REVIEW = {
+    "reject": "Plan rejected. Plan mode stays on; tell the agent what you want.",
+    "save": "Plan saved for later. Plan mode stays on: /plan show prints it, /plan approve approves it.",
+    "left": "The plan was not approved: you left plan mode ({left_by}).",
+}
+
+
+def report_outcome(outcome: TurnOutcome, view: ConsoleView, review: PlanReview | None = None) -> None:
+    """Say why a turn stopped early (cancelled, a plan review's end, an error), else nothing."""
     if outcome.ending == "interrupted":
         view.notice("Turn cancelled (Ctrl-C). The conversation is intact; go on when ready.",
                     style="yellow")
     elif outcome.ending == "ended_by_tool" and outcome.tool == EXIT_PLAN_MODE:
-        view.notice("Plan rejected. Plan mode stays on; tell the agent what you want.", style="yellow")
+        if review is not None and review.outcome in ENDED_BY_REVIEW:
+            view.notice(ENDED_BY_REVIEW[review.outcome].format(left_by=review.left_by), style="yellow")
+        elif review is None or review.outcome != "approve":
+            view.notice("The plan was not approved. Plan mode stays on.", style="yellow")
     elif outcome.error:
         view.error(outcome.error)

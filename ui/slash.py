@@ -19,8 +19,11 @@ from session.store import StoreUnavailable
 from hooks.session_rules import KEPT_WHERE
 from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
+from session.plan_revisions import pending_plan
 from state import MODE_CYCLE
 from step42_plan_mode.lesson_model import LessonModel
+from tools.plan_file import saved_plan
+from tools.plan_mode import EXIT_PLAN_MODE
 from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
@@ -29,6 +32,8 @@ from ui.startup import session_lines
 
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
+  /plan show     print the plan under review, saved for later, or approved
+  /plan approve  review the plan saved for later again (y, e, c, s, n as at any review)
   /mode NAME     switch mode: plan, build, edit or yolo (leaving plan mode this way is allowed)
   /todos         show the todo list
   /trace         show mode changes and hook decisions of this session, with the reasons
@@ -55,7 +60,8 @@ class SlashOutcome:
     """What a command did: text to show, a message to send the model, whether to leave.
 
     `resumed` says a session was resumed: the REPL reprints its last exchange. `markdown`
-    is the model's text, drawn after the message as an answer is drawn live.
+    is the model's text, drawn after the message as an answer is drawn live. `fresh_start`
+    is the approval of a plan approved with c: a fresh conversation starts with it.
     """
 
     message: str = ""
@@ -64,6 +70,7 @@ class SlashOutcome:
     exit: bool = False
     is_error: bool = False
     resumed: bool = False
+    fresh_start: str = ""
 
 
 def run_slash_command(line: str, session: Session) -> SlashOutcome:
@@ -71,6 +78,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
     name, _, rest = line.strip().partition(" ")
     rest = rest.strip()
     state = session.agent.state
+    if name == "/plan" and rest in {"show", "approve"}:
+        return _show_plan(session) if rest == "show" else _approve_plan(session)
     if name == "/plan":
         if state.enter_plan_mode("/plan") or rest:
             return SlashOutcome(send=rest)
@@ -141,7 +150,7 @@ def _settings_lines(name: str, session: Session) -> list[str]:
 
 def command_names() -> list[str]:
     """Every command /help lists, by name."""
-    return [line.split()[0] for line in HELP.splitlines() if line.startswith("  /")]
+    return list(dict.fromkeys(line.split()[0] for line in HELP.splitlines() if line.startswith("  /")))
 
 
 def unknown_command(name: str) -> str:
@@ -175,6 +184,37 @@ def _model(session: Session, name: str) -> SlashOutcome:
     except ModelError as failure:
         return SlashOutcome(str(failure), is_error=True)
     return SlashOutcome(f"Model → {model.name}")
+
+
+def _show_plan(session: Session) -> SlashOutcome:
+    """The plan saved for later if there is one, else the latest reviewed or saved plan."""
+    revisions = session.journal.revisions
+    pending = pending_plan(revisions)
+    if pending is not None:
+        return SlashOutcome(f"Plan revision {pending.number}, saved for later (/plan approve "
+                            "reviews it):", markdown=pending.plan)
+    if revisions:
+        last = revisions[-1]
+        return SlashOutcome(f"Plan revision {last.number} ({last.outcome}):", markdown=last.plan)
+    saved = saved_plan(session.agent.workspace, session.agent.state.session_id)
+    if saved is not None:
+        return SlashOutcome(f"The plan saved at {saved}:", markdown=saved.read_text(errors="replace"))
+    return SlashOutcome("No plan yet in this session: /plan TASK starts one.")
+
+
+def _approve_plan(session: Session) -> SlashOutcome:
+    """Review the plan saved for later again, through ExitPlanMode itself (the one door)."""
+    pending = pending_plan(session.journal.revisions)
+    if pending is None:
+        return SlashOutcome("No plan is waiting for approval (s at a plan review saves one).",
+                            is_error=True)
+    result = session.agent.executor.tools[EXIT_PLAN_MODE].handler({"plan": pending.plan})
+    reviewed = session.journal.revisions[-1]
+    if reviewed.outcome == "cleared":
+        return SlashOutcome(result.summary, fresh_start=result.content)
+    if reviewed.outcome == "approve":
+        return SlashOutcome(result.summary, send=result.content)
+    return SlashOutcome(result.summary, send=result.follow_up or "")
 
 
 def _lesson(session: Session) -> SlashOutcome:

@@ -1,0 +1,146 @@
+"""The plan review in the real REPL (a pseudo-terminal) against the fake endpoint.
+
+c builds in a fresh conversation whose request carries no earlier message; Ctrl+G
+opens $EDITOR (a script here) and the edited plan is what is saved and what the
+model is told about; s keeps the plan pending for /plan show and /plan approve; a
+terminal that closes at the review approves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+
+import pexpect
+
+from tests.fake_chat_server import FakeChatServer
+from tests.terminal import Terminal
+
+PLAN = "1. Write made.txt"
+
+
+def start(workspace, server: FakeChatServer, **env: str) -> Terminal:
+    url = server.start()
+    terminal = Terminal.start(workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url, **env})
+    terminal.expect("›")
+    return terminal
+
+
+def plan_file(workspace):
+    return next((workspace / ".stepagent" / "plans").glob("plan-*.md"), None)
+
+
+def test_c_builds_in_a_fresh_conversation_that_holds_only_the_plan(workspace):
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
+    server.reply_text("building it")
+    terminal = start(workspace, server)
+    try:
+        terminal.sendline("/plan make a file")
+        terminal.expect("Approve this plan")
+        terminal.sendline("c")
+        terminal.expect("building it")
+        terminal.expect("›")
+    finally:
+        terminal.close()
+        server.stop()
+    fresh = server.requests[-1]["messages"]
+    assert {m["role"] for m in fresh} == {"system", "user"}, "no earlier reply or tool result"
+    assert not any("make a file" in m["content"] for m in fresh), "no earlier message"
+    assert fresh[1]["content"].startswith("The user approved your plan.")
+    assert fresh[1]["content"].endswith(PLAN + "\n")
+
+
+def test_ctrl_g_edits_the_plan_in_the_editor_and_the_edit_is_what_is_approved(workspace, tmp_path):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "2. Run the tests\\n" >> "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
+    server.reply_text("building the edited plan")
+    terminal = start(workspace, server, EDITOR=str(editor), VISUAL="")
+    try:
+        terminal.sendline("/plan make a file")
+        terminal.expect("Approve this plan")
+        terminal.send("\x07")
+        terminal.expect_text("edited by you")
+        terminal.expect("Approve this plan")
+        terminal.sendline("y")
+        terminal.expect("building the edited plan")
+    finally:
+        terminal.close()
+        server.stop()
+    assert plan_file(workspace).read_text() == PLAN + "\n2. Run the tests\n"
+    result = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "+2. Run the tests" in result and "edited the plan" in result
+
+
+def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
+    server.reply_text("building after a later approval")
+    terminal = start(workspace, server)
+    try:
+        terminal.sendline("/plan make a file")
+        terminal.expect("Approve this plan")
+        terminal.sendline("s")
+        terminal.expect("Plan saved for later")
+        terminal.expect("›")
+        terminal.sendline("/plan show")
+        terminal.expect("saved for later")
+        terminal.expect("Write made.txt")
+        terminal.sendline("/plan approve")
+        terminal.expect("Unchanged since revision 1")
+        terminal.expect("Approve this plan")
+        terminal.sendline("y")
+        terminal.expect("building after a later approval")
+    finally:
+        terminal.close()
+        server.stop()
+    said = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "user"]
+    assert any(text.startswith("The user approved your plan.") for text in said)
+    assert plan_file(workspace).read_text() == PLAN + "\n"
+
+
+def test_the_terminal_closing_at_the_review_approves_nothing(workspace):
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
+    terminal = start(workspace, server)
+    try:
+        terminal.sendline("/plan make a file")
+        terminal.expect("Approve this plan")
+        terminal.child.close(force=False)  # the pty goes away: SIGHUP, then end of input
+    finally:
+        terminal.close()
+        server.stop()
+    assert plan_file(workspace) is None
+    db = sqlite3.connect(os.path.join(os.environ["STEPAGENT_HOME"], "sessions.db"))
+    outcomes = [row[0] for row in db.execute("SELECT outcome FROM plan_revisions")]
+    modes = [row[0] for row in db.execute(
+        "SELECT json_extract(payload, '$.plan_mode') FROM entries WHERE kind = 'mode'")]
+    assert "approve" not in outcomes and modes[-1] == 1
+
+
+def test_resuming_a_planning_session_with_another_mode_says_plan_mode_was_left(workspace, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.terminal import ROOT
+
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([{"text": "still planning"}, {"text": "resumed"}]))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script), *args],
+                              capture_output=True, text=True, cwd=workspace, timeout=60)
+
+    assert run("--mode", "plan", "-p", "think").returncode == 0
+    resumed = run("--continue", "--mode", "build", "-p", "go on")
+    assert "--mode build left plan mode, and no plan was approved" in resumed.stderr
+    db = sqlite3.connect(os.path.join(os.environ["STEPAGENT_HOME"], "sessions.db"))
+    causes = [row[0] for row in db.execute(
+        "SELECT json_extract(payload, '$.cause') FROM entries WHERE kind = 'mode' "
+        "AND json_extract(payload, '$.plan_mode') = 0")]
+    assert causes[-1] == "--mode build"

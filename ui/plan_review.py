@@ -1,0 +1,159 @@
+"""The plan review on the screen: the plan, what changed since the last revision, the keys.
+
+ExitPlanMode's `present` in the REPL (line 3's face). The plan is drawn in a
+panel; from the second revision on, the diff since the last reviewed one and
+the feedback that led to it are drawn under it. Then the question, read only
+once all that is on the screen (ui/type_ahead.py):
+
+  y        approve, and go on in the mode the user had (build asks before each edit)
+  e        approve into edit mode
+  c        approve, and build in a fresh conversation holding only the plan (and the todos)
+  s        save the plan for later: it stays pending, plan mode stays on
+  n        reject (so do an empty line and Ctrl-D): the turn ends, the user speaks next
+  Ctrl+G   edit the plan in $VISUAL or $EDITOR; the edited text is shown, and is what a
+           later answer answers
+  Shift+Tab, /mode NAME   leave plan mode without approving (the user's own command)
+  /exit    leave stepagent; the plan is not approved
+  /cmd     any other command runs (or is refused) and the question is asked again
+  other    feedback: the model keeps planning
+
+Ctrl-C is not an answer: it interrupts the turn. Every review answers with the
+exact text the user saw last (`PlanReview.plan`) and the diff of their edits.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from session.plan_revisions import Revision, plan_diff
+from state import AppState, PermissionMode
+from tools.plan_file import plan_text
+from tools.plan_mode import PlanReview
+from ui.console import ConsoleView
+from ui.editor import editor_command, run_editor
+from ui.preview import diff_text
+from ui.question_commands import NO, YES, QuestionCommands, is_command
+from ui.safe_text import safe
+
+QUESTION = "Approve this plan? [y/e/c/s/n] "
+CTRL_G, SHIFT_TAB = "\x07", "\x1b[Z"
+EDITS, CLEARS, SAVES = {"e", "edit"}, {"c", "clear"}, {"s", "save"}
+
+
+def plan_review(text: str) -> PlanReview:
+    """The review an answer gives: y, e, c or s (see above), n or nothing rejects, else feedback."""
+    word = text.strip()
+    if word.lower() in YES:
+        return PlanReview("approve")
+    if word.lower() in EDITS:
+        return PlanReview("approve", mode=PermissionMode.EDIT)
+    if word.lower() in CLEARS:
+        return PlanReview("approve", clear=True)
+    if word.lower() in SAVES:
+        return PlanReview("save")
+    if word.lower() in NO:
+        return PlanReview("reject")
+    return PlanReview("feedback", word)
+
+
+def key_line(mode: str) -> str:
+    """The key map under the question; `mode` is the one y approves into."""
+    asks = ", which asks before each edit" if mode == "build" else ""
+    return (f"y = approve and go on in {mode} mode{asks} · e = approve into edit mode · c = approve "
+            "and build in a fresh conversation with only the plan · s = save for later · n = reject · "
+            f"Ctrl+G = edit the plan ({editor_command()}) · or type feedback to keep planning")
+
+
+def question_keys():
+    """Ctrl+G and Shift+Tab end the question with a marker the review reads."""
+    from prompt_toolkit.key_binding import KeyBindings
+
+    keys = KeyBindings()
+    keys.add("c-g")(lambda event: event.app.exit(result=CTRL_G))
+    keys.add("s-tab")(lambda event: event.app.exit(result=SHIFT_TAB))
+    return keys
+
+
+def edit_in_editor(plan: str) -> tuple[str, str]:
+    """The plan after the user's editor closed, and why it could not run ('' when it ran)."""
+    with tempfile.TemporaryDirectory(prefix="stepagent-plan-") as folder:
+        path = Path(folder) / "plan.md"
+        path.write_text(plan, encoding="utf-8")
+        failed = run_editor(path)
+        try:
+            return plan_text(path.read_text(encoding="utf-8", errors="replace")), failed
+        except OSError as failure:
+            return plan, failed or f"The edited plan could not be read: {failure.strerror}."
+
+
+@dataclass
+class PlanReviewScreen:
+    """ExitPlanMode's `present` in the REPL; `last` is the review it gave last (the REPL reads it)."""
+
+    view: ConsoleView
+    ask: Callable[..., str]
+    state: AppState
+    commands: QuestionCommands
+    revisions: Callable[[], list[Revision]] = list
+    edit: Callable[[str], tuple[str, str]] = edit_in_editor
+    last: PlanReview | None = None
+
+    def __call__(self, plan: str) -> PlanReview:
+        self.last = None
+        self.last = review = self._review(plan)
+        return review
+
+    def _review(self, plan: str) -> PlanReview:
+        earlier = next(reversed(self.revisions()), None)
+        number = earlier.number + 1 if earlier else 1
+        self.view.show_plan(plan, f"Plan for approval · revision {number}")
+        if earlier is not None:
+            self._show_since(earlier, plan)
+        shown = plan
+        while True:
+            self.view.notice(key_line(self.state.permission_mode.value), style="dim")
+            try:
+                answer = self.ask(QUESTION, key_bindings=question_keys())
+            except EOFError:
+                answer = "n"
+            edits = plan_diff(plan, shown, "plan (as the model wrote it)", "plan (as you edited it)")
+            if answer == CTRL_G:
+                shown = self._edited(plan, shown, number)
+                continue
+            if answer == SHIFT_TAB:
+                self.state.cycle("Shift+Tab")
+                return PlanReview("left", plan=shown, edits=edits, left_by="Shift+Tab")
+            if is_command(answer):
+                self.commands.run(answer)
+                if self.commands.leaving:
+                    return PlanReview("left", plan=shown, edits=edits, left_by="/exit")
+                if not self.state.plan_mode:
+                    return PlanReview("left", plan=shown, edits=edits, left_by=answer.strip())
+                continue
+            return replace(plan_review(answer), plan=shown, edits=edits)
+
+    def _show_since(self, earlier: Revision, plan: str) -> None:
+        said = f" after your feedback: {safe(earlier.feedback)}" if earlier.feedback else ""
+        diff = plan_diff(earlier.plan, plan, f"revision {earlier.number}", "this revision")
+        if not diff:
+            self.view.notice(f"Unchanged since revision {earlier.number}{said}.", style="yellow")
+            return
+        self.view.notice(f"Changed since revision {earlier.number}{said}:", style="yellow")
+        self.view.console.print(diff_text(safe(diff)))
+
+    def _edited(self, plan: str, shown: str, number: int) -> str:
+        edited, failed = self.edit(shown)
+        if failed:
+            self.view.error(failed)
+            return shown
+        if edited == shown:
+            self.view.notice("The plan is unchanged.", style="dim")
+            return shown
+        self.view.show_plan(edited, f"Plan for approval · revision {number}, edited by you")
+        self.view.notice("Your edits to the model's plan (the model is told, with this diff):",
+                         style="yellow")
+        self.view.console.print(diff_text(safe(plan_diff(plan, edited, "model", "you"))))
+        return edited
