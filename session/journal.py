@@ -161,8 +161,7 @@ class Journal:
         """A reviewed plan becomes the session's next revision (kept here and in the store)."""
         if not isinstance(event, PlanReviewed):
             return None
-        revision = Revision(len(self.revisions) + 1, event.plan, event.digest, event.outcome,
-                            event.feedback, event.edits, event.mode)
+        revision = Revision(**vars(event), number=len(self.revisions) + 1)
         self.revisions.append(revision)
         return revision
 

@@ -15,24 +15,14 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from agent.events import PlanReviewed
+
 
 @dataclass(frozen=True)
-class Revision:
-    """One reviewed plan: its number in the session, the text shown, and how the review ended."""
+class Revision(PlanReviewed):
+    """A reviewed plan (the PlanReviewed event: the text shown, how it ended), numbered in its session."""
 
-    number: int
-    plan: str
-    digest: str
-    outcome: str
-    feedback: str = ""
-    edits: str = ""
-    mode: str = ""
-
-    def as_dict(self) -> dict[str, object]:
-        """The revision as the store and the audit trail keep it."""
-        return {"number": self.number, "plan": self.plan, "digest": self.digest,
-                "outcome": self.outcome, "feedback": self.feedback, "edits": self.edits,
-                "mode": self.mode}
+    number: int = 0
 
 
 def plan_diff(before: str, after: str, old_name: str, new_name: str) -> str:

@@ -20,10 +20,13 @@ from tests.terminal import Terminal
 PLAN = "1. Write made.txt"
 
 
-def start(workspace, server: FakeChatServer, **env: str) -> Terminal:
+def at_the_review(workspace, server: FakeChatServer, **env: str) -> Terminal:
+    """The REPL with the plan PLAN on screen, waiting for its review."""
     url = server.start()
     terminal = Terminal.start(workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url, **env})
     terminal.expect("›")
+    terminal.sendline("/plan make a file")
+    terminal.expect("Approve this plan")
     return terminal
 
 
@@ -35,10 +38,8 @@ def test_c_builds_in_a_fresh_conversation_that_holds_only_the_plan(workspace):
     server = FakeChatServer()
     server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
     server.reply_text("building it")
-    terminal = start(workspace, server)
+    terminal = at_the_review(workspace, server)
     try:
-        terminal.sendline("/plan make a file")
-        terminal.expect("Approve this plan")
         terminal.sendline("c")
         terminal.expect("building it")
         terminal.expect("›")
@@ -59,10 +60,8 @@ def test_ctrl_g_edits_the_plan_in_the_editor_and_the_edit_is_what_is_approved(wo
     server = FakeChatServer()
     server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
     server.reply_text("building the edited plan")
-    terminal = start(workspace, server, EDITOR=str(editor), VISUAL="")
+    terminal = at_the_review(workspace, server, EDITOR=str(editor), VISUAL="")
     try:
-        terminal.sendline("/plan make a file")
-        terminal.expect("Approve this plan")
         terminal.send("\x07")
         terminal.expect_text("edited by you")
         terminal.expect("Approve this plan")
@@ -80,10 +79,8 @@ def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
     server = FakeChatServer()
     server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
     server.reply_text("building after a later approval")
-    terminal = start(workspace, server)
+    terminal = at_the_review(workspace, server)
     try:
-        terminal.sendline("/plan make a file")
-        terminal.expect("Approve this plan")
         terminal.sendline("s")
         terminal.expect("Plan saved for later")
         terminal.expect("›")
@@ -106,10 +103,8 @@ def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
 def test_the_terminal_closing_at_the_review_approves_nothing(workspace):
     server = FakeChatServer()
     server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
-    terminal = start(workspace, server)
+    terminal = at_the_review(workspace, server)
     try:
-        terminal.sendline("/plan make a file")
-        terminal.expect("Approve this plan")
         terminal.child.close(force=False)  # the pty goes away: SIGHUP, then end of input
     finally:
         terminal.close()
