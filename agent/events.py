@@ -128,6 +128,7 @@ class PlanReviewed(Event):
     feedback: str = ""
     edits: str = ""
     mode: str = ""
+    summary: str = ""
 
 
 @dataclass(frozen=True)

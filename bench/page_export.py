@@ -35,7 +35,7 @@ from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.store import SessionStore
 from state import AppState
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 from ui.export import export_markdown, export_page
 
 PLAYED = 500

@@ -65,7 +65,8 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
     if isinstance(event, ToolStarted):
         return "started", {"tool_call_id": event.call_id, "tool": event.tool}
     if isinstance(event, PlanReviewed):
-        return "review", {"outcome": event.outcome, "digest": event.digest, "mode": event.mode}
+        return "review", {"outcome": event.summary or event.outcome, "answer": event.outcome,
+                          "digest": event.digest, "mode": event.mode}
     if isinstance(event, ToolFinished) and event.change:
         return "change", {"tool": event.tool, "file_path": event.args.get("file_path", ""),
                           "diff": event.change}

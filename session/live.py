@@ -260,7 +260,7 @@ def _review_line(entry: dict) -> str:
     if "digest" not in entry:  # a session stored before revisions were kept
         return f"      your review: {entry['outcome']}"
     return (f"      your review of plan revision {entry['revision']} (sha256 {entry['digest'][:12]}): "
-            f"{entry['outcome']}, mode → {entry['mode']}")
+            f"{entry['outcome']}")
 
 
 def _subagent_line(entry: dict) -> str:

@@ -16,10 +16,7 @@ from typing import Any
 RULE = re.compile(r"\brule:? ([^;:.)]+)")
 TOKEN = re.compile(r"unsafe token: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
 REVIEW_KINDS = (("plan approved", "approved"), ("not approved", "feedback"), ("plan rejected", "rejected"),
-                ("plan awaits approval", "pending"),
-                # the outcomes the journal stores since reviews name their revision (tools/plan_mode.py)
-                ("approve", "approved"), ("cleared", "approved"), ("feedback", "feedback"),
-                ("reject", "rejected"), ("pending", "pending"), ("save", "pending"))
+                ("plan awaits approval", "pending"))
 
 
 def review_kind(outcome: str) -> str:

@@ -30,7 +30,7 @@ from session.store import SessionStore
 from state import AppState
 from step42_plan_mode.browser import Browser
 from step42_plan_mode.lesson_model import load_lesson
-from ui.callbacks import plan_review
+from ui.plan_review import plan_review
 from ui.export import export_page
 
 PICTURE = Path(__file__).resolve().parent / "screens" / "session-page.png"

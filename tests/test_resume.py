@@ -77,8 +77,9 @@ def test_the_trace_says_how_each_plan_review_ended_and_keeps_it_on_resume(worksp
     first, second = plan_digest(plan_text("p"))[:12], plan_digest(plan_text("p2"))[:12]
     for trace in (live.trace(), resumed.trace()):
         reviews = [line.strip() for line in trace if "your review" in line]
-        assert reviews == [f"your review of plan revision 1 (sha256 {first}): feedback, mode → plan",
-                           f"your review of plan revision 2 (sha256 {second}): approve, mode → build"]
+        assert reviews == [f"your review of plan revision 1 (sha256 {first}): not approved: your "
+                           "feedback goes to the model",
+                           f"your review of plan revision 2 (sha256 {second}): plan approved (build mode)"]
     revisions = store.revisions(session.state.session_id)
     assert [(r.number, r.plan, r.outcome, r.feedback) for r in revisions] == [
         (1, "p\n", "feedback", "add tests"), (2, "p2\n", "approve", "")]

@@ -108,14 +108,14 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
                 where = f"The plan could not be saved ({exc.strerror}); it is quoted below."
         if outcome in {"approve", "cleared"}:
             state.leave_plan_mode("ExitPlanMode approval", then=review.mode)
-        state.events.emit(PlanReviewed(shown, plan_digest(shown), outcome, review.feedback,
-                                       review.edits, state.mode_label))
         text, end_turn, summary = RESULTS[outcome]
         edits = (f"\n\nThe user edited the plan before answering; this diff of their edits is part "
                  f"of their answer:\n```diff\n{review.edits}```" if review.edits else "")
         facts = {"mode": state.permission_mode.value, "working": WORKING_MODES[state.permission_mode],
                  "where": where, "plan": shown, "edits": edits, "left_by": review.left_by,
                  "mode_label": state.mode_label}
+        state.events.emit(PlanReviewed(shown, plan_digest(shown), outcome, review.feedback,
+                                       review.edits, state.mode_label, summary.format(**facts)))
         return ToolResult(text.format(**facts), end_turn=end_turn,
                           follow_up=review.feedback if outcome == "feedback" else None,
                           summary=summary.format(**facts))
