@@ -55,7 +55,7 @@ def test_an_auto_declined_call_says_no_person_declined_it(workspace, tmp_path):
     assert "Plan approved by --approve-plan" in approved.stderr
     assert "denied by you" not in approved.stderr
     assert approved.stderr.count("denied by no one to ask") == 1, "the lesson does not retry it"
-    assert approved.returncode == 0 and not (workspace / "stepagent_lesson.txt").exists()
+    assert approved.returncode == 5 and not (workspace / "stepagent_lesson.txt").exists()
 
 
 def test_a_long_command_output_in_headless_has_no_repl_hint(workspace, tmp_path):
