@@ -146,7 +146,7 @@ def test_an_untrusted_projects_hooks_never_run_and_its_allow_rules_do_not_apply(
     server.reply_tool_calls(("Bash", {"command": "rm victim.txt"}))
     server.reply_text("done")
     code, _, err = run("--mode", "build", "-p", "do it")
-    assert code == 0 and not marker.exists()
+    assert code == 5 and not marker.exists(), "5: the Write nobody could allow was denied"
     assert not (workspace / "planted.txt").exists(), "the project's allow rule did not skip the question"
     assert "stay off until you trust this workspace" in err
     server.reply_tool_calls(("Bash", {"command": "rm victim.txt"}))
