@@ -35,6 +35,7 @@ from session.context_tool import session_context_layer
 from session.mentions import mentions_layer
 from session.recording import Recorder, load_recording, replay_answers
 from session.reminders import reminders_layer
+from session.rewind.layer import rewind_layer
 from session.store import SessionStore, default_home
 from settings.user_hooks import UserHooks, load_user_settings
 from settings.user_layer import user_events_layer, user_rules_layer
@@ -64,7 +65,7 @@ ENVIRONMENT = """environment:
                    the offline lesson model runs)
   OPENAI_BASE_URL  an OpenAI-compatible endpoint (default: https://api.openai.com/v1)
   OPENAI_MODEL     the model name (default: gpt-4o-mini; --model wins)
-  STEPAGENT_HOME   where sessions, history and memory live (default: ~/.stepagent)
+  STEPAGENT_HOME   where sessions, history, memory and checkpoints live (default: ~/.stepagent)
   EDITOR           what /memory NAME opens"""
 
 EXIT_CODES = """exit codes:
@@ -85,8 +86,9 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
                    user_hooks: UserHooks | None = None) -> list[Layer]:
     """The product: what attaches to the core, in order. Sub-agents get the tool layers only.
 
-    Without `home` there is no memory, without `store` no ReadSessionContext, without
-    `user_hooks` none of the user's settings (hooks and permission rules).
+    Without `home` there is no memory and no rewind, without `store` no ReadSessionContext
+    (and rewind's checkpoints last only as long as the process), without `user_hooks` none of
+    the user's settings (hooks and permission rules).
     """
     tool_layers: list[Layer] = [
         hardened_reads_layer,  # Read, Write and Edit read host files the safe way
@@ -102,7 +104,7 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
     if user_hooks is not None:
         tool_layers.append(partial(user_rules_layer, hooks=user_hooks))  # deny/ask/allow rules, tool hooks
     prompt_layers = [partial(user_events_layer, hooks=user_hooks)] if user_hooks is not None else []
-    return [
+    layers = [
         *tool_layers,
         partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # AskUserQuestion
         stop_left_running_layer,  # plan mode stops what Bash calls left running
@@ -112,6 +114,9 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
         mentions_layer,  # a #sess_… in the user's message points at ReadSessionContext
         *prompt_layers,  # the user's UserPromptSubmit, SessionStart and Stop hooks
     ]
+    if home is not None:  # a checkpoint before each prompt, and /rewind
+        layers.append(partial(rewind_layer, home=home, store=store))
+    return layers
 
 
 def argument_parser() -> argparse.ArgumentParser:

@@ -17,7 +17,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["startup.py", "client_overhead.py", "loop_overhead.py", "prompt_size.py", "search.py", "bash_safety.py",
               "session_state.py", "render.py", "endpoints.py", "session_search.py",
-              "subagents.py", "host_read.py", "left_running.py", "core_size.py", "page_export.py"]
+              "subagents.py", "host_read.py", "left_running.py", "core_size.py", "page_export.py",
+              "checkpoint.py"]
 
 
 def main() -> int:

@@ -4,15 +4,17 @@ It listens to the state's event stream (events.py): messages, mode changes with
 their cause, hook decisions (a sub-agent's too, with the sub-agent named),
 sub-agents starting and ending, AskUserQuestion's countdowns, started calls, the
 diff each Write or Edit made, each reply's token usage and todo lists become
-entries, in order. A tool result is a message stored the
-moment its call ends, and a call is marked started before its handler runs, so
-a session killed mid-turn loses no result that was ready, and a resume can tell
-a call that never ran from one whose result was lost (`closing_result`). If the
+entries, in order; a rewind's history is an entry as a compaction's is, and
+rewind's checkpoints go to a table of their own. A tool result is a message
+stored the moment its call ends, and a call is marked started before its
+handler runs, so a session killed mid-turn loses no result that was ready, and
+a resume can tell a call that never ran from one whose result was lost
+(`closing_result`). If the
 store fails (locked, corrupt, disk full) the user is told once and the session
 goes on in memory; the audit trail shown by /trace is kept in memory as well.
 
 `read_session` is the way back: it replays a session's entries into what a
-resumed session needs.
+resumed session needs (or, up to a checkpoint's place, what rewind needs).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted,
 from session.compaction import Compacted
 from session.lock import SessionLock
 from session.plan_revisions import Revision
+from session.rewind.events import CheckpointTaken, Rewound
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
 from tools.ask_user import AskCountdown
@@ -79,6 +82,8 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
     if isinstance(event, MemoryChanged):
         return "memory", {"action": event.action, "type": event.type, "name": event.name,
                           "description": event.description, "path": event.path}
+    if isinstance(event, Rewound):
+        return "rewind", {"checkpoint": event.number, "messages": list(event.messages)}
     if isinstance(event, Compacted):
         return "compaction", {"messages": list(event.messages)}
     return None
@@ -127,11 +132,11 @@ class Journal:
         self.store = None
 
     def on_event(self, event: Event) -> None:
-        """Store the event's entry (a damaged store is left, once, with a warning)."""
+        """Store the event's entry, or rewind's checkpoint; a damaged store is left, once, warned of."""
         entry = entry_for(event)
-        if entry is None:
+        if entry is None and not isinstance(event, CheckpointTaken):
             return
-        kind, payload = entry
+        kind, payload = entry if entry is not None else ("", {})
         revision = self._revision(event)
         if revision is not None:
             payload = {**payload, "revision": revision.number}
@@ -149,7 +154,10 @@ class Journal:
                     opened = ModeChanged(self.state.plan_mode, self.state.permission_mode.value,
                                          "session opened")
                     self.store.append(session_id, *entry_for(opened))
-            self.store.append(session_id, kind, payload)
+            if isinstance(event, CheckpointTaken):
+                self.store.add_checkpoint(session_id, event)
+            else:
+                self.store.append(session_id, kind, payload)
             if revision is not None:
                 self.store.add_revision(session_id, revision)
             if isinstance(event, TodosChanged):
@@ -196,8 +204,11 @@ def _message(payload: Any) -> dict[str, Any]:
     return payload
 
 
-def read_session(store: SessionStore, session_id: str) -> Restored:
-    """Replay a session's entries; StoreUnavailable if they do not make a session."""
+def read_session(store: SessionStore, session_id: str, upto: int | None = None) -> Restored:
+    """Replay a session's entries, those up to number `upto` if given; StoreUnavailable if no session.
+
+    A rewind replays up to a checkpoint's place.
+    """
     messages: list[dict[str, Any]] = []
     plan_mode, permission_mode = False, "build"
     audit: list[dict[str, Any]] = []
@@ -205,11 +216,13 @@ def read_session(store: SessionStore, session_id: str) -> Restored:
     started: set[str] = set()
     try:
         for entry in store.entries(session_id):
+            if upto is not None and entry.seq > upto:
+                break
             if entry.kind == "started":
                 started.add(entry.payload["tool_call_id"])
             elif entry.kind == "message":
                 messages.append(_message(entry.payload))
-            elif entry.kind == "compaction":
+            elif entry.kind in ("compaction", "rewind"):
                 messages = [_message(message) for message in entry.payload["messages"]]
             elif entry.kind == "countdown":
                 countdowns[entry.payload["key"]] = AskCountdown(**entry.payload)

@@ -25,7 +25,7 @@ from agent.history import reminder_kind
 from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
 from settings.user_hooks import UserHooks
-from state import SESSION_ID_PREFIX, PermissionMode, new_session_id
+from state import SESSION_ID_PREFIX, AppState, PermissionMode, new_session_id
 
 AMBIGUOUS_SHOWN = 5
 
@@ -134,12 +134,7 @@ class Session:
                             "content": restored.closing_result(call_id)})
         if restored.todos != state.todos:
             state.replace_todos(restored.todos)
-        if restored.permission_mode != state.permission_mode.value:
-            state.set_permission_mode(PermissionMode(restored.permission_mode), "resume")
-        if restored.plan_mode:
-            state.enter_plan_mode("resume")
-        else:
-            state.leave_plan_mode("resume")
+        put_modes_back(state, restored.plan_mode, restored.permission_mode, "resume")
         for countdown in restored.countdowns.values():
             state.events.emit(countdown)
         return session_id
@@ -231,6 +226,19 @@ def find_session(store: SessionStore, workspace: Path, wanted: str) -> str:
     if not matches:
         raise NoSuchSession(f"no session of this workspace starts with {wanted!r}")
     return matches[0]
+
+
+def put_modes_back(state: AppState, plan_mode: bool, permission_mode: str, cause: str) -> None:
+    """Set the modes a stored session or a checkpoint had, through the state's own functions.
+
+    Only leave_plan_mode turns planning off, here as anywhere.
+    """
+    if permission_mode != state.permission_mode.value:
+        state.set_permission_mode(PermissionMode(permission_mode), cause)
+    if plan_mode:
+        state.enter_plan_mode(cause)
+    else:
+        state.leave_plan_mode(cause)
 
 
 TRACE_WIDTH = 100

@@ -55,6 +55,22 @@ MIGRATIONS = [
         created REAL NOT NULL,
         PRIMARY KEY (session_id, number));
     """,
+    """
+    CREATE TABLE checkpoints (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL CHECK (number > 0),
+        kind TEXT NOT NULL CHECK (kind IN ('prompt', 'rewind')),
+        label TEXT NOT NULL,
+        snapshot TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        plan_mode INTEGER NOT NULL,
+        permission_mode TEXT NOT NULL,
+        todos TEXT NOT NULL,
+        plan TEXT,
+        problem TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (session_id, number));
+    """,
 ]
 
 

@@ -1,9 +1,11 @@
 """The session store: SQLite at $STEPAGENT_HOME/sessions.db (stdlib sqlite3).
 
-Four tables: `sessions` (ids `sess_…`, the workspace, times), `entries` (every
+Five tables: `sessions` (ids `sess_…`, the workspace, times), `entries` (every
 message and event of a session, numbered in order), `todos` (the current
-list, by session and position, deleted with their session) and `plan_revisions`
-(every plan the user reviewed, plan_revisions.py). `entry_text` is an
+list, by session and position, deleted with their session), `plan_revisions`
+(every plan the user reviewed, plan_revisions.py) and `checkpoints` (rewind's,
+session/rewind/: each with the snapshot of the files, how far the entries went,
+the modes, the todos and the plan). `entry_text` is an
 FTS5 full-text index over the messages (BM25 ranking, Porter stemming), which
 ReadSessionContext searches (session/search.py). The database runs
 in WAL mode so readers never block the writer, and every write is one
@@ -28,6 +30,7 @@ from typing import Any, Iterator
 
 from agent.events import Todo
 from session.plan_revisions import Revision
+from session.rewind.events import CheckpointTaken
 from session.schema import MIGRATIONS, searchable_text
 from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 
@@ -114,7 +117,7 @@ class SessionStore:
                                    f"{exc}") from None
 
     def copy_session(self, source: str, target: str, workspace: Path) -> None:
-        """Make `target` a new session holding a copy of `source`'s entries and todos (a fork)."""
+        """Make `target` a new session holding a copy of `source`'s entries, todos and checkpoints (a fork)."""
         now = time.time()
         with self._write() as db:
             db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (target, str(workspace), now, now))
@@ -124,6 +127,9 @@ class SessionStore:
                        "FROM todos WHERE session_id = ?", (target, source))
             db.execute("INSERT INTO plan_revisions SELECT ?, number, plan, digest, outcome, feedback, "
                        "edits, mode, created FROM plan_revisions WHERE session_id = ?", (target, source))
+            db.execute("INSERT INTO checkpoints SELECT ?, number, kind, label, snapshot, position, "
+                       "plan_mode, permission_mode, todos, plan, problem, created FROM checkpoints "
+                       "WHERE session_id = ?", (target, source))
 
     def add_revision(self, session_id: str, revision: Revision) -> None:
         """Keep one reviewed plan of a session (plan_revisions.py)."""
@@ -138,6 +144,32 @@ class SessionStore:
         rows = self._read("SELECT plan, digest, outcome, feedback, edits, mode, '', number "
                           "FROM plan_revisions WHERE session_id = ? ORDER BY number", (session_id,))
         return [Revision(*row) for row in rows]
+
+    def add_checkpoint(self, session_id: str, checkpoint: CheckpointTaken) -> None:
+        """Keep one of rewind's checkpoints, at the place the session's entries have reached."""
+        with self._write() as db:
+            position = db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE session_id = ?",
+                                  (session_id,)).fetchone()[0]
+            db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (session_id, checkpoint.number, checkpoint.kind, checkpoint.label,
+                        checkpoint.commit, position, checkpoint.plan_mode, checkpoint.permission_mode,
+                        json.dumps([todo.as_dict() for todo in checkpoint.todos]), checkpoint.plan,
+                        checkpoint.problem, time.time()))
+
+    def checkpoints(self, session_id: str) -> list[tuple[int, CheckpointTaken]]:
+        """A session's checkpoints in order, each with the place its session's entries had reached."""
+        rows = self._read("SELECT position, number, kind, label, snapshot, plan_mode, permission_mode, "
+                          "todos, plan, problem FROM checkpoints WHERE session_id = ? ORDER BY number",
+                          (session_id,))
+        try:
+            return [(position, CheckpointTaken(number, kind, label, snapshot, bool(plan_mode), mode,
+                                               tuple(Todo.from_dict(todo) for todo in json.loads(todos)),
+                                               plan, problem))
+                    for position, number, kind, label, snapshot, plan_mode, mode, todos, plan, problem
+                    in rows]
+        except (TypeError, ValueError) as exc:
+            raise StoreUnavailable(f"session {session_id} in {self.path} has a damaged checkpoint: "
+                                   f"{exc}") from None
 
     def todos(self, session_id: str) -> tuple[Todo, ...]:
         """A session's current todo list."""

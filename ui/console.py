@@ -30,6 +30,7 @@ from agent.events import (Event, ModeChanged, Todo, TodosChanged, ToolDecision, 
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
 from models.base import Notice
+from session.rewind.events import CheckpointTaken
 from tools.base import counted
 from tools.bash.left_running import LeftProcess, describe
 from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
@@ -98,6 +99,7 @@ class ConsoleView:
     _stream: MarkdownStream = field(init=False)
     _reasoning: list[str] = field(default_factory=list)
     _previewed: bool = False
+    _checkpoint_problem_shown: bool = False
 
     def __post_init__(self) -> None:
         self.ticker = Ticker(self.console, lambda: self.status())
@@ -150,6 +152,11 @@ class ConsoleView:
             self.show_subagent(event)
         elif isinstance(event, LeftRunningStopped):
             self.show_left_running_stopped(event)
+        elif isinstance(event, CheckpointTaken) and event.problem and not self._checkpoint_problem_shown:
+            self._checkpoint_problem_shown = True
+            self.notice(f"The checkpoint before this prompt holds no snapshot of the files: "
+                        f"{safe(event.problem)}. /rewind can still restore the conversation.",
+                        style="yellow")
 
     def show_left_running_stopped(self, event: LeftRunningStopped) -> None:
         """Plan mode began: one line for what earlier commands left running and was stopped."""

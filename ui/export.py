@@ -88,6 +88,8 @@ def entry_markdown(kind: str, payload: dict[str, Any], names: dict[str, str]) ->
         return f"_Memory {payload['action']}: {payload['name']} — {payload['description']}_\n"
     if kind == "compaction":
         return "_The conversation was compacted here._\n"
+    if kind == "rewind":
+        return f"_The conversation was rewound here to checkpoint {payload['checkpoint']}._\n"
     return ""
 
 

@@ -2,7 +2,7 @@
 
 /plan and /mode change the state directly (the user may always enter or leave
 plan mode); /lesson starts the offline lesson again; /compact, /resume, /fork,
-/trace and /todos act on the Session. Each command answers with a SlashOutcome:
+/trace and /todos act on the Session; /rewind on the rewind layer's checkpoints. Each command answers with a SlashOutcome:
 text to show, and whether there is a message to send to the model or the REPL
 should end.
 """
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from models.base import ModelError
 from models.catalog import checked_name, format_catalog
 from session.live import Session, SessionBusy
+from session.rewind.layer import rewind_of
 from session.store import StoreUnavailable
 from hooks.session_rules import KEPT_WHERE
 from settings.listing import hook_lines, rule_lines
@@ -27,6 +28,7 @@ from tools.plan_mode import EXIT_PLAN_MODE
 from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
+from ui.rewind_command import run_rewind
 from ui.safe_text import safe
 from ui.startup import session_lines
 
@@ -42,6 +44,8 @@ HELP = """Commands:
   /last          show the whole output of the latest command
   /usage         tokens spent in this session, and how full the context window is
   /diff          what this session's Write and Edit calls changed, as a diff
+  /rewind [N]    list this session's prompts, or restore files and conversation to just before
+                 prompt N (/rewind N code or /rewind N conversation: one of them)
   /clear         start a fresh conversation (a new session; mode and "don't ask again" rules stay)
   /model [NAME]  list the endpoint's models, or switch to one
   /lesson        restart the offline lesson (a fresh conversation, in build mode, asking again)
@@ -131,6 +135,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         return _export(session, rest)
     if name == "/memory":
         return _memory(session, rest)
+    if name == "/rewind":
+        return _rewind(session, rest)
     if name == "/help":
         return SlashOutcome(HELP)
     if name in {"/exit", "/quit"}:
@@ -289,6 +295,14 @@ def _memory(session: Session, name: str) -> SlashOutcome:
     if not name:
         return SlashOutcome(list_memories(folder))
     message, failed = edit_memory(folder, name)
+    return SlashOutcome(message, is_error=failed)
+
+
+def _rewind(session: Session, arguments: str) -> SlashOutcome:
+    rewind = rewind_of(session.agent)
+    if rewind is None:
+        return SlashOutcome("Rewind is not attached to this session.", is_error=True)
+    message, failed = run_rewind(rewind, arguments)
     return SlashOutcome(message, is_error=failed)
 
 

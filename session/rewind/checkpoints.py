@@ -1,0 +1,196 @@
+"""Rewind's checkpoints: before each prompt, the files and the session's state; and the way back.
+
+Part of rewind (a layer: layer.py attaches it). When a turn starts, before the
+user's prompt joins the history (the loop's `admit` seam, after the user's own
+UserPromptSubmit hooks), a checkpoint is taken: a snapshot of the
+workspace's files kept as a commit in the shadow repository (shadow_repo.py),
+the permission mode, the plan flag, the todos and the saved plan. It is
+emitted as CheckpointTaken, which the journal stores with the conversation's
+place (how far the session's entries go), so checkpoints survive a resume; this
+process keeps each checkpoint's history too. Checkpoints are numbered from 1 in
+the session; a rewind takes one of the present first, so it can be undone.
+
+A rewind restores the files (restore.py), the conversation, or both. The
+conversation comes back with its modes, todos and plan: the history is replaced
+(Rewound, journaled, so a resume finds it), the modes go back through the
+state's own functions (only leave_plan_mode turns planning off), the todo list
+is replaced, and the saved plan is written back or removed. While planning,
+taking a checkpoint writes only under $STEPAGENT_HOME.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.history import open_calls
+from agent.loop import Agent
+from session.journal import read_session
+from session.live import put_modes_back
+from session.rewind.git_plumbing import GitFailed
+from session.rewind.events import CheckpointTaken, Rewound
+from session.rewind.restore import Restoration, restore
+from session.rewind.shadow_repo import Change, ShadowRepo
+from session.store import SessionStore, StoreUnavailable
+from tools.plan_file import save_plan, saved_plan
+from tools.safe_read import read_capped
+
+PARTS = ("code", "conversation")
+REF_PREFIX = "refs/stepagent/"
+
+
+class RewindRefused(Exception):
+    """A rewind that cannot be done as asked; nothing was changed. The message says why."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One checkpoint as /rewind lists it, with the files changed after it.
+
+    `changes` runs from it to the next checkpoint (or to now, for the last); None when
+    either has no snapshot of the files.
+    """
+
+    checkpoint: CheckpointTaken
+    changes: list[Change] | None
+
+
+@dataclass(frozen=True)
+class Rewinding:
+    """What a rewind did: the checkpoint that undoes it, the files, the conversation's length."""
+
+    undo: CheckpointTaken
+    files: Restoration | None
+    messages: int | None
+
+
+@dataclass
+class Rewind:
+    """The session's checkpoints and the rewinds to them; a listener on the event stream."""
+
+    agent: Agent
+    repo: ShadowRepo
+    store: SessionStore | None
+    taken: list[CheckpointTaken] = field(default_factory=list)
+    session_id: str = ""
+    _histories: dict[int, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    _positions: dict[int, int] = field(default_factory=dict)
+
+    def __call__(self, prompt: str) -> str:
+        """Take a checkpoint before the prompt joins the history (the loop's `admit` seam)."""
+        self.take("prompt", prompt)
+        return prompt
+
+    def checkpoints(self) -> list[CheckpointTaken]:
+        """This session's checkpoints, from 1; a session resumed or begun anew brings its own."""
+        session_id = self.agent.state.session_id
+        if session_id != self.session_id:
+            self.session_id, self._histories = session_id, {}
+            stored = self._stored(session_id)
+            self.taken = [checkpoint for _, checkpoint in stored]
+            self._positions = {checkpoint.number: position for position, checkpoint in stored}
+        return self.taken
+
+    def take(self, kind: str, label: str) -> CheckpointTaken:
+        """Checkpoint the present: the files (if git can), the modes, the todos, the plan."""
+        number = len(self.checkpoints()) + 1
+        state = self.agent.state
+        commit, problem = "", ""
+        try:
+            tree = self.repo.snapshot()
+            commit = self.repo.commit(tree, f"checkpoint {number}: {label}",
+                                      REF_PREFIX + self.session_id)
+        except (GitFailed, OSError) as failure:
+            problem = str(failure)
+        checkpoint = CheckpointTaken(number, kind, label, commit, state.plan_mode,
+                                     state.permission_mode.value, state.todos, self._plan(), problem)
+        self.taken.append(checkpoint)
+        self._histories[number] = tuple(self.agent.messages)
+        state.events.emit(checkpoint)
+        return checkpoint
+
+    def listing(self) -> list[Listed]:
+        """Every checkpoint, each with the files changed from it to the next one (or to now)."""
+        checkpoints = self.checkpoints()
+        try:
+            now = self.repo.snapshot() if checkpoints else ""
+        except (GitFailed, OSError):
+            now = ""
+        following = [checkpoint.commit for checkpoint in checkpoints[1:]] + [now]
+        return [Listed(checkpoint, self.repo.changes(checkpoint.commit, after)
+                       if checkpoint.commit and after else None)
+                for checkpoint, after in zip(checkpoints, following)]
+
+    def rewind(self, number: int, part: str = "") -> Rewinding:
+        """Restore the files and the conversation (or the `part` named) to checkpoint `number`.
+
+        The present is checkpointed first. RewindRefused, with nothing changed, for a
+        checkpoint that does not exist or lacks what is asked.
+        """
+        checkpoints = self.checkpoints()
+        if not 1 <= number <= len(checkpoints):
+            raise RewindRefused(f"There is no checkpoint {number}: this session has "
+                                f"{len(checkpoints) or 'none yet'}" + (f" (1 to {len(checkpoints)})"
+                                                                       if checkpoints else "") + ".")
+        target = checkpoints[number - 1]
+        code, conversation = part in ("", "code"), part in ("", "conversation")
+        if code and not target.commit:
+            raise RewindRefused(f"Checkpoint {number} holds no snapshot of the files "
+                                f"({target.problem}).")
+        history = self._history(target) if conversation else ()
+        undo = self.take("rewind", f"/rewind {number}" + f" {part}" * bool(part))
+        if code and not undo.commit:
+            raise RewindRefused(f"Nothing was changed: the files as they are now could not be "
+                                f"checkpointed, so the rewind could not be undone ({undo.problem}).")
+        files = restore(self.repo, undo.commit, target.commit) if code else None
+        if conversation:
+            self._put_conversation_back(target, history)
+        return Rewinding(undo, files, len(history) if conversation else None)
+
+    def _put_conversation_back(self, target: CheckpointTaken, history: tuple) -> None:
+        agent, state = self.agent, self.agent.state
+        cause = f"/rewind {target.number}"
+        agent.messages[:] = history
+        state.events.emit(Rewound(history, target.number))
+        put_modes_back(state, target.plan_mode, target.permission_mode, cause)
+        if target.todos != state.todos:
+            state.replace_todos(target.todos)
+        if target.plan != self._plan():
+            if target.plan is None:
+                saved = saved_plan(agent.workspace, self.session_id)
+                if saved is not None:
+                    saved.unlink()
+            else:
+                save_plan(agent.workspace, self.session_id, target.plan)
+
+    def _history(self, target: CheckpointTaken) -> tuple[dict[str, Any], ...]:
+        """The conversation as it was at the checkpoint: kept by this process, or replayed."""
+        if target.number in self._histories:
+            return self._histories[target.number]
+        if self.store is None or target.number not in self._positions:
+            raise RewindRefused(f"The conversation at checkpoint {target.number} is not stored.")
+        try:
+            restored = read_session(self.store, self.session_id, upto=self._positions[target.number])
+        except StoreUnavailable as failure:
+            raise RewindRefused(f"The conversation at checkpoint {target.number} cannot be read: "
+                                f"{failure}") from None
+        messages = list(restored.messages)
+        messages += [{"role": "tool", "tool_call_id": call_id,
+                      "content": restored.closing_result(call_id)} for call_id in open_calls(messages)]
+        return tuple(messages)
+
+    def _stored(self, session_id: str) -> list[tuple[int, CheckpointTaken]]:
+        if self.store is None:
+            return []
+        try:
+            return self.store.checkpoints(session_id)
+        except StoreUnavailable:
+            return []
+
+    def _plan(self) -> str | None:
+        """The saved plan's text, None when this session has none."""
+        path = saved_plan(self.agent.workspace, self.agent.state.session_id)
+        try:
+            return read_capped(path)[0] if path else None
+        except OSError:
+            return None

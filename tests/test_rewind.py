@@ -1,0 +1,188 @@
+"""Rewind through the whole session: checkpoints before each prompt, /rewind N restoring the
+files (Bash's changes too), the conversation, the modes, the todos and the plan; undoing a
+rewind; a resumed session rewinding again."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.events import ModeChanged
+from session.rewind.checkpoints import RewindRefused
+from session.rewind.layer import rewind_of
+from session.store import SessionStore
+from tests.harness import call, journaled, turn
+from tests.test_rewind_snapshots import fingerprint
+from tools.plan_file import saved_plan
+from ui.export import export_markdown
+
+TODOS = [{"content": "Write the greeting", "status": "in_progress", "active_form": "Writing it"}]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    return SessionStore(tmp_path / "home" / "sessions.db")
+
+
+def rewindable(workspace: Path, store: SessionStore, turns: list, **options):
+    """A journaled test session of the product (rewind attached, as it is with a home), and its Rewind."""
+    session, live = journaled(workspace, store, turns, home=store.path.parent, **options)
+    return session, live, rewind_of(session.agent)
+
+
+def user_texts(request: list[dict]) -> list[str]:
+    return [m["content"] for m in request if m["role"] == "user"]
+
+
+def two_prompts(workspace: Path, store: SessionStore, extra: list | None = None):
+    """Prompt 1 Writes new.txt; prompt 2 changes changed.txt through Bash and deletes gone.txt."""
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / "changed.txt").write_text("before\n")
+    (workspace / "gone.txt").write_text("keep me\n")
+    session, live, rewind = rewindable(workspace, store, [
+        turn("", call("Write", file_path="new.txt", content="new\n")), turn("written"),
+        turn("", call("Bash", command="echo after > changed.txt && rm gone.txt")), turn("done"),
+        *(extra or [])], mode="yolo")
+    session.run("write new.txt")
+    session.run("change one file and delete another")
+    assert (workspace / "new.txt").exists() and not (workspace / "gone.txt").exists()
+    return session, live, rewind
+
+
+def test_rewind_to_the_first_prompt_brings_every_file_back_and_the_model_hears_neither_prompt(
+        workspace: Path, store: SessionStore):
+    git_before = None
+    session, _, rewind = two_prompts(workspace, store, [turn("fresh start")])
+    git_before = fingerprint(workspace / ".git")
+    listed = rewind.listing()
+    assert [(item.checkpoint.number, item.checkpoint.label) for item in listed] == [
+        (1, "write new.txt"), (2, "change one file and delete another")]
+    assert [(c.status, c.path) for c in listed[0].changes] == [("A", "new.txt")]
+    assert sorted((c.status, c.path) for c in listed[1].changes) == [("D", "gone.txt"),
+                                                                     ("M", "changed.txt")]
+
+    done = rewind.rewind(1)
+
+    assert not (workspace / "new.txt").exists()
+    assert (workspace / "changed.txt").read_text() == "before\n"
+    assert (workspace / "gone.txt").read_text() == "keep me\n"
+    assert done.messages == 0 and session.agent.messages == []
+    session.run("start again")
+    assert user_texts(session.last_request()) == ["start again"]
+    assert fingerprint(workspace / ".git") == git_before
+
+
+def test_a_rewind_is_listed_and_restoring_what_it_checkpointed_undoes_it(
+        workspace: Path, store: SessionStore):
+    session, live, rewind = two_prompts(workspace, store, [turn("both prompts are back")])
+    history = list(session.agent.messages)
+    undo = rewind.rewind(1).undo
+    assert "rewound here to checkpoint 1" in export_markdown(live)
+    assert (undo.number, undo.kind, undo.label) == (3, "rewind", "/rewind 1")
+    assert sorted((c.status, c.path) for c in rewind.listing()[2].changes) == [
+        ("A", "gone.txt"), ("D", "new.txt"), ("M", "changed.txt")]
+
+    rewind.rewind(3)
+
+    assert (workspace / "new.txt").read_text() == "new\n"
+    assert (workspace / "changed.txt").read_text() == "after\n"
+    assert not (workspace / "gone.txt").exists()
+    assert session.agent.messages == history
+    session.run("go on")
+    assert user_texts(session.last_request()) == [
+        "write new.txt", "change one file and delete another", "go on"]
+
+
+def test_code_alone_or_conversation_alone(workspace: Path, store: SessionStore):
+    session, _, rewind = two_prompts(workspace, store)
+    history = list(session.agent.messages)
+    rewind.rewind(2, "code")
+    assert (workspace / "gone.txt").exists() and session.agent.messages == history
+    rewind.rewind(2, "conversation")
+    assert (workspace / "gone.txt").exists()
+    assert user_texts(session.agent.messages) == ["write new.txt"]
+
+
+def test_a_resumed_session_rewinds_its_stored_checkpoints(workspace: Path, store: SessionStore):
+    first, _, _ = two_prompts(workspace, store)
+    session_id = first.state.session_id
+    second, live, rewind = rewindable(workspace, store, [turn("after the resume")])
+    live.resume(session_id)
+    assert [item.checkpoint.label for item in rewind.listing()] == [
+        "write new.txt", "change one file and delete another"]
+
+    rewind.rewind(2)
+
+    assert (workspace / "gone.txt").read_text() == "keep me\n"
+    assert (workspace / "new.txt").exists()
+    second.run("again")
+    assert user_texts(second.last_request()) == ["write new.txt", "again"]
+    third, live, rewind = rewindable(workspace, store, [])
+    live.resume(session_id)
+    assert user_texts(third.agent.messages) == ["write new.txt", "again"]
+    assert [item.checkpoint.label for item in rewind.listing()][2:] == ["/rewind 2", "again"]
+
+
+def test_the_conversation_comes_back_with_plan_mode_the_todos_and_the_plan(
+        workspace: Path, store: SessionStore):
+    session, live, rewind = rewindable(workspace, store, [
+        turn("", call("TodoWrite", todos=TODOS), call("ExitPlanMode", plan="# Greet\nWrite it.")),
+        turn("", call("Write", file_path="hello.txt", content="hi\n")), turn("written")],
+        plan_answers=["y"], mode="edit")
+    session.state.enter_plan_mode("/plan")
+    session.run("plan a greeting")
+    session.run("now write it")
+    assert not session.state.plan_mode and session.state.todos
+    assert saved_plan(workspace, session.state.session_id) is not None
+    changes: list[ModeChanged] = []
+    session.state.events.subscribe(lambda e: changes.append(e) if isinstance(e, ModeChanged) else None)
+
+    rewind.rewind(1)
+
+    assert session.state.plan_mode and session.state.permission_mode.value == "edit"
+    assert [(e.plan_mode, e.cause) for e in changes] == [(True, "/rewind 1")]
+    assert session.state.todos == ()
+    assert saved_plan(workspace, session.state.session_id) is None
+    assert not (workspace / "hello.txt").exists()
+
+    rewind.rewind(2, "conversation")
+    assert session.state.plan_mode is False and [t.content for t in session.state.todos] == [
+        "Write the greeting"]
+    assert saved_plan(workspace, session.state.session_id).read_text() == "# Greet\nWrite it.\n"
+    assert changes[-1] == ModeChanged(False, "edit", "/rewind 2")
+
+
+def test_while_planning_a_checkpoint_changes_nothing_in_the_workspace(
+        workspace: Path, store: SessionStore):
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / "a.txt").write_text("a\n")
+    session, _, rewind = rewindable(workspace, store, [turn("just looking")])
+    session.state.enter_plan_mode("/plan")
+    before = fingerprint(workspace)
+    session.run("look around")
+    assert fingerprint(workspace) == before
+    assert rewind.checkpoints()[0].commit and rewind.checkpoints()[0].plan_mode
+
+
+def test_without_git_the_session_goes_on_and_only_the_conversation_can_rewind(
+        workspace: Path, store: SessionStore, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    session, _, rewind = rewindable(workspace, store, [turn("fine")])
+    assert session.run("hello").ending == "answered"
+    assert "git cannot run" in rewind.checkpoints()[0].problem
+    with pytest.raises(RewindRefused, match="holds no snapshot of the files"):
+        rewind.rewind(1)
+    rewind.rewind(1, "conversation")
+    assert session.agent.messages == []
+
+
+def test_a_checkpoint_that_does_not_exist_is_refused_with_the_range(
+        workspace: Path, store: SessionStore):
+    session, _, rewind = rewindable(workspace, store, [turn("one")])
+    with pytest.raises(RewindRefused, match="none yet"):
+        rewind.rewind(1)
+    session.run("first")
+    with pytest.raises(RewindRefused, match=r"1 to 1"):
+        rewind.rewind(4)

@@ -1,0 +1,86 @@
+"""/rewind: list this session's checkpoints, or go back to one (files, conversation, or both).
+
+The list shows, for each prompt numbered from 1 (and each rewind, which is a
+checkpoint too), its first line and the files changed after it; `/rewind N`
+restores both, `/rewind N code` the files alone, `/rewind N conversation` the
+conversation with its modes, todos and plan. The answer says what came back
+and how to undo it.
+"""
+
+from __future__ import annotations
+
+from session.rewind.checkpoints import PARTS, Listed, Rewind, Rewinding, RewindRefused
+from session.rewind.git_plumbing import GitFailed
+from ui.safe_text import safe
+
+USAGE = "Usage: /rewind (list), /rewind N, /rewind N code, /rewind N conversation."
+LABEL_WIDTH = 40
+NAMES_SHOWN = 4
+MARKS = {"A": "+", "M": "~", "D": "-", "T": "~"}
+
+
+def rewind_listing(rewind: Rewind) -> str:
+    """The session's checkpoints, one line each, or how to get one."""
+    listed = rewind.listing()
+    if not listed:
+        return "No checkpoints yet: one is taken before each prompt you send."
+    lines = [_line(item) for item in listed]
+    return ("Checkpoints of this session (the files changed after each):\n" + "\n".join(lines) +
+            "\n/rewind N restores the files and the conversation to just before N; add code or "
+            "conversation for one of them.")
+
+
+def _line(item: Listed) -> str:
+    checkpoint = item.checkpoint
+    first = checkpoint.label.strip().splitlines()[0] if checkpoint.label.strip() else ""
+    if checkpoint.kind == "rewind":
+        first = f"before {first}"
+    if len(first) > LABEL_WIDTH:
+        first = first[:LABEL_WIDTH - 1] + "…"
+    mark = "↺" if checkpoint.kind == "rewind" else "›"
+    return f"  {checkpoint.number:>3} {mark} {safe(first):{LABEL_WIDTH}}  {_changes(item)}"
+
+
+def _changes(item: Listed) -> str:
+    if item.changes is None:
+        problem = item.checkpoint.problem
+        return f"(no snapshot of the files{': ' + safe(problem) if problem else ''})"
+    if not item.changes:
+        return "(no file changed)"
+    names = [f"{MARKS.get(change.status, '~')}{safe(change.path)}" for change in item.changes]
+    more = len(names) - NAMES_SHOWN
+    return "  ".join(names[:NAMES_SHOWN]) + (f"  and {more} more" if more > 0 else "")
+
+
+def run_rewind(rewind: Rewind, arguments: str) -> tuple[str, bool]:
+    """Carry out `/rewind ARGUMENTS`; returns what to show and whether it is an error."""
+    words = arguments.split()
+    if not words:
+        return rewind_listing(rewind), False
+    if not words[0].isdigit() or len(words) > 2 or (len(words) == 2 and words[1] not in PARTS):
+        return f"Not understood: /rewind {safe(arguments)}. {USAGE}", True
+    number, part = int(words[0]), words[1] if len(words) == 2 else ""
+    try:
+        done = rewind.rewind(number, part)
+    except RewindRefused as refused:
+        return str(refused), True
+    except (GitFailed, OSError) as failure:
+        return (f"The rewind stopped part-way: {failure}. What was there before it is checkpoint "
+                f"{len(rewind.checkpoints())}; /rewind {len(rewind.checkpoints())} puts it back."), True
+    return _done(number, done, rewind), False
+
+
+def _done(number: int, done: Rewinding, rewind: Rewind) -> str:
+    lines = [f"Rewound to checkpoint {number}."]
+    if done.files is not None:
+        files = done.files
+        lines.append(f"  files: {len(files.written)} written back, {len(files.removed)} removed")
+        if files.left:
+            lines.append(f"  left alone, as something stands in the way: "
+                         f"{', '.join(map(safe, files.left))}")
+    if done.messages is not None:
+        state = rewind.agent.state
+        lines.append(f"  conversation: {done.messages} messages, mode {state.mode_label}, "
+                     f"{len(state.todos)} todos")
+    lines.append(f"Undo with /rewind {done.undo.number}.")
+    return "\n".join(lines)
