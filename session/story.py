@@ -225,6 +225,11 @@ class _Reader:
         self._add(("note", "The conversation was compacted here: the model was sent a summary in "
                            "place of the messages above."))
 
+    def _rewind(self, payload: dict[str, Any]) -> None:
+        self.sent_chars = sum(_size(message) for message in payload["messages"])
+        self._add(("note", f"The conversation was rewound here to checkpoint {payload['checkpoint']}: "
+                           "the model was sent the history as it was then."))
+
     def _memory(self, payload: dict[str, Any]) -> None:
         self._add(("note", f"Memory {payload['action']}: {payload['name']} ({payload['description']})"))
 
@@ -249,7 +254,7 @@ class _Reader:
 READERS = {"message": _Reader._message, "hook": _Reader._hook, "started": _Reader._started,
            "change": _Reader._change, "review": _Reader._review, "mode": _Reader._mode,
            "todos": _Reader._todos, "usage": _Reader._usage, "compaction": _Reader._compaction,
-           "memory": _Reader._memory, "subagent": _Reader._subagent}
+           "rewind": _Reader._rewind, "memory": _Reader._memory, "subagent": _Reader._subagent}
 
 
 def _inferred_ending(turn: Turn) -> str:

@@ -16,7 +16,7 @@ from session.store import SessionStore
 from tests.harness import call, journaled, turn
 from tests.test_rewind_snapshots import fingerprint
 from tools.plan_file import saved_plan
-from ui.export import export_markdown
+from ui.export import export_markdown, export_page
 
 TODOS = [{"content": "Write the greeting", "status": "in_progress", "active_form": "Writing it"}]
 
@@ -76,10 +76,12 @@ def test_rewind_to_the_first_prompt_brings_every_file_back_and_the_model_hears_n
 
 def test_a_rewind_is_listed_and_restoring_what_it_checkpointed_undoes_it(
         workspace: Path, store: SessionStore):
-    session, live, rewind = two_prompts(workspace, store, [turn("both prompts are back")])
+    session, _, rewind = two_prompts(workspace, store, [turn("both prompts are back")])
     history = list(session.agent.messages)
     undo = rewind.rewind(1).undo
-    assert "rewound here to checkpoint 1" in export_markdown(live)
+    entries = store.entries(session.state.session_id)
+    assert "rewound here to checkpoint 1" in export_markdown(session.state.session_id, entries)
+    assert "rewound here to checkpoint 1" in export_page(session.state.session_id, entries, workspace)
     assert (undo.number, undo.kind, undo.label) == (3, "rewind", "/rewind 1")
     assert sorted((c.status, c.path) for c in rewind.listing()[2].changes) == [
         ("A", "gone.txt"), ("D", "new.txt"), ("M", "changed.txt")]

@@ -2,9 +2,9 @@
 
 /plan and /mode change the state directly (the user may always enter or leave
 plan mode); /lesson starts the offline lesson again; /compact, /resume, /fork,
-/trace and /todos act on the Session; /rewind on the rewind layer's checkpoints. Each command answers with a SlashOutcome:
-text to show, and whether there is a message to send to the model or the REPL
-should end.
+/trace and /todos act on the Session; /rewind on the rewind layer's checkpoints.
+Each command answers with a SlashOutcome: text to show, and whether there is a
+message to send to the model or the REPL should end.
 """
 
 from __future__ import annotations
