@@ -18,7 +18,7 @@ from tests.test_rewind_snapshots import fingerprint
 from tools.plan_file import saved_plan
 from ui.export import export_markdown, export_page
 
-TODOS = [{"content": "Write the greeting", "status": "in_progress", "active_form": "Writing it"}]
+TODOS = [{"content": "Write the greeting", "status": "in_progress", "activeForm": "Writing it"}]
 
 
 @pytest.fixture
