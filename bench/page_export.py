@@ -156,7 +156,7 @@ def main() -> int:
             entries = store.entries(session_id)
 
             def page() -> str:
-                return export_page(session_id, store.entries(session_id), workspace)
+                return export_page(session_id, store.entries(session_id), workspace, store.revisions(session_id))
 
             cpu_start = time.process_time()
             seconds = median_seconds(page, RUNS)

@@ -6,7 +6,9 @@ each user prompt starts a turn; each tool call gathers its arguments, the hook
 decision that let it run or stopped it, the diff a Write or Edit made and its
 result; the mode entries give plan mode's spans, each with how it began and
 ended; every plan ExitPlanMode put to the user is a revision, with the answer
-it got and the feedback that led to the next one. Nothing here renders: the
+it got and the feedback that led to the next one (the exact text shown, the
+feedback and the user's own edits come from the store's plan revisions,
+session/plan_revisions.py, when it kept them). Nothing here renders: the
 records (story_records.py) hold the session's own text, unescaped.
 
 An entry the story cannot read (a damaged store) is named where it stood and
@@ -27,11 +29,12 @@ from agent.events import mode_label
 from agent.executor import INTERRUPTED
 from agent.history import reminder_kind
 from session.store import Entry
-from session.story_records import Call, Decision, PlanSpan, Revision, Story, Turn, review_kind
+from session.plan_revisions import Revision as Reviewed
+from session.story_records import Call, Decision, PlanSpan, Revision, Story, Turn, review_answer
 
 ESTIMATED_CHARS_PER_TOKEN = 4
 APPROVAL = "ExitPlanMode approval"
-TURN_ENDINGS = {"rejected": "plan rejected: the user speaks next", "pending": "plan awaits approval"}
+TURN_ENDING_KINDS = {"rejected", "saved", "left", "pending", "failed"}  # the turn ends with the review
 
 
 def _arguments(raw: Any) -> Any:
@@ -60,6 +63,7 @@ class _Reader:
     """The state of the one pass over the entries."""
 
     session_id: str
+    kept: dict[Any, Reviewed] = field(default_factory=dict)
     opened_in: str = ""
     turns: list[Turn] = field(default_factory=list)
     calls: dict[str, Call] = field(default_factory=dict)
@@ -125,13 +129,13 @@ class _Reader:
         kind = reminder_kind(message)
         if kind:
             self.turn.items.append(("reminder", (kind, text)))
-        elif self.feedback_due is not None and review_kind(self.feedback_due.outcome) == "feedback":
-            self.feedback_due.feedback = text
+        elif self.feedback_due is not None and self.feedback_due.kind == "feedback":
+            self.feedback_due.feedback = self.feedback_due.feedback or text
             self.turn.items.append(("feedback", (self.feedback_due.number, text)))
             self.feedback_due = None
         else:
             if self.feedback_due is not None:
-                self.feedback_due.feedback = text
+                self.feedback_due.feedback = self.feedback_due.feedback or text
                 self.feedback_due = None
             self.turns.append(Turn(self.turns[-1].number + 1 if self.turns else 1, text))
 
@@ -179,19 +183,23 @@ class _Reader:
             self.last_started.change = str(payload.get("diff") or "")
 
     def _review(self, payload: dict[str, Any]) -> None:
-        outcome = str(payload["outcome"])
+        kind, outcome = review_answer(str(payload["outcome"]), str(payload.get("answer") or ""))
         call = self.last_started
-        plan = call.argument_dict.get("plan", "") if call else ""
-        revision = Revision(len(self.revisions) + 1, self.turn.number, call.number if call else 0,
-                            str(plan).strip(), outcome)
+        plan = str(call.argument_dict.get("plan", "")).strip() if call else ""
+        revision = Revision(len(self.revisions) + 1, self.turn.number, call.number if call else 0, plan,
+                            kind, outcome, digest=str(payload.get("digest") or ""))
+        kept = self.kept.get(payload.get("revision"))
+        if kept is not None:  # the store kept the exact text shown, the feedback and the user's edits
+            revision.plan, revision.feedback, revision.edits = kept.plan, kept.feedback, kept.edits
         self.revisions.append(revision)
-        self.feedback_due = revision if review_kind(outcome) != "approved" else None
+        self.feedback_due = revision if kind != "approved" else None
         span = self.closing_span or (self.spans[-1] if self.spans and not self.spans[-1].ended else None)
         if span is not None:
-            span.reviews.append((self.turn.number, outcome))
+            span.reviews.append(revision)
         self.closing_span = None
         self._add(("review", revision))
-        self.turn.ending = TURN_ENDINGS.get(review_kind(outcome), self.turn.ending)
+        if kind in TURN_ENDING_KINDS:
+            self.turn.ending = outcome + (": the user speaks next" if kind == "rejected" else "")
 
     def _mode(self, payload: dict[str, Any]) -> None:
         planning = bool(payload["plan_mode"])
@@ -270,9 +278,9 @@ def _inferred_ending(turn: Turn) -> str:
     return "stopped before an answer"
 
 
-def read_story(session_id: str, entries: list[Entry]) -> Story:
-    """The session told from its stored entries, in one pass."""
-    reader = _Reader(session_id)
+def read_story(session_id: str, entries: list[Entry], revisions: list[Reviewed] = ()) -> Story:
+    """The session told from its stored entries, in one pass, with the plan revisions the store kept."""
+    reader = _Reader(session_id, {revision.number: revision for revision in revisions})
     for entry in entries:
         reader.read(entry)
     return reader.story()

@@ -2,8 +2,10 @@
 
 Part of the session store, for the export: session/story.py fills them in one
 pass over the stored entries, ui/page.py draws them. They hold the session's
-own text, unescaped. `review_kind` is the one reading of how a plan review
-ended (ExitPlanMode's summary, as the journal stored it).
+own text, unescaped. `review_answer` is the one reading of how a plan review
+ended: its kind from the answer the journal stored (approve, feedback, reject,
+save, …), or from the line the user saw in a session stored before answers
+were kept, and that line as its words.
 """
 
 from __future__ import annotations
@@ -15,13 +17,21 @@ from typing import Any
 
 RULE = re.compile(r"\brule:? ([^;:.)]+)")
 TOKEN = re.compile(r"unsafe token: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
-REVIEW_KINDS = (("plan approved", "approved"), ("not approved", "feedback"), ("plan rejected", "rejected"),
-                ("plan awaits approval", "pending"))
+KINDS = {"approve": "approved", "cleared": "approved", "feedback": "feedback", "reject": "rejected",
+         "save": "saved", "left": "left", "pending": "pending", "error": "failed", "interrupted": "failed"}
+FAILED = {"error": "the review failed: not approved", "interrupted": "the review was interrupted: not approved"}
+SUMMARY_KINDS = (("plan approved", "approved"), ("not approved", "feedback"), ("plan rejected", "rejected"),
+                 ("plan awaits approval", "pending"))
 
 
-def review_kind(outcome: str) -> str:
-    """approved, feedback, rejected or pending, from a review's stored outcome ('' for another)."""
-    return next((kind for start, kind in REVIEW_KINDS if outcome.startswith(start)), "")
+def review_answer(outcome: str, answer: str = "") -> tuple[str, str]:
+    """How a review ended, (kind, words): approved, feedback, rejected, saved, left, pending or failed.
+
+    `outcome` is the line the user saw, `answer` the review's own word (sessions stored before
+    reviews kept it have only the line).
+    """
+    kind = KINDS.get(answer) or next((kind for start, kind in SUMMARY_KINDS if outcome.startswith(start)), "")
+    return kind, FAILED.get(outcome, outcome)
 
 
 @dataclass
@@ -77,17 +87,21 @@ class Call:
 
 @dataclass
 class Revision:
-    """A plan put to the user: its text, the answer it got, and the feedback given with that answer.
+    """A plan put to the user: the text shown, the answer it got (its kind and words), the feedback
+    and the user's own edits given with that answer, and the text's SHA-256.
 
-    What led to revision N is revision N-1's outcome and feedback.
+    What led to revision N is revision N-1's answer and feedback.
     """
 
     number: int
     turn: int
     call: int
     plan: str
+    kind: str = ""
     outcome: str = ""
     feedback: str = ""
+    edits: str = ""
+    digest: str = ""
 
 
 @dataclass
@@ -98,7 +112,7 @@ class PlanSpan:
     entered_by: str
     last_turn: int = 0
     ended: str = ""
-    reviews: list[tuple[int, str]] = field(default_factory=list)
+    reviews: list[Revision] = field(default_factory=list)
 
 
 @dataclass

@@ -55,7 +55,7 @@ def lesson_page() -> str:
                          lambda request: True, product_layers(home, store))
         for prompt in PROMPTS:
             agent.run_turn(prompt)
-        page = export_page(SESSION_ID, store.entries(SESSION_ID), workspace)
+        page = export_page(SESSION_ID, store.entries(SESSION_ID), workspace, store.revisions(SESSION_ID))
         store.close()
         return page.replace(str(workspace), SHOWN_WORKSPACE)
 

@@ -76,7 +76,7 @@ def hostile_session(workspace: Path, store: SessionStore, origin: str) -> Sessio
 def page_of(session: Session, store: SessionStore) -> str:
     """The session's page as /export --html writes it."""
     session_id = session.state.session_id
-    return export_page(session_id, store.entries(session_id), session.workspace)
+    return export_page(session_id, store.entries(session_id), session.workspace, store.revisions(session_id))
 
 
 BLOCKS = {"p", "div", "li", "dt", "pre", "summary", "h1", "h2", "h3", "h4", "tr", "section", "article"}

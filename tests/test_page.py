@@ -15,8 +15,11 @@ from hypothesis import given, settings, strategies as st
 from agent.events import TokensUsed
 from session.store import Entry, SessionStore
 from session.story import read_story
+from tests import harness
 from tests.harness import call, journaled, turn
 from tests.page_kit import attacks, hostile_session, lesson_session, page_of, read_page, tags_of
+from tools.plan_file import plan_digest
+from tools.plan_mode import PlanReview
 from ui.page import content_policy, page_html, source_hash
 from ui.slash import run_slash_command
 
@@ -74,6 +77,26 @@ def test_each_revision_has_its_diff_and_the_feedback_that_led_to_it(workspace, t
     third = text.split("Revision 3", 1)[1]
     assert "revision 2 was answered plan rejected, with feedback: “keep it to two lines”" in third
     assert "✓ Answer: plan approved (build mode)" in third
+
+
+def test_a_revision_is_the_text_the_user_saw_with_their_own_edits_and_its_digest(workspace, tmp_path,
+                                                                                  monkeypatch):
+    store = SessionStore(tmp_path / "db")
+    shown = "## Plan\n\n1. Edit app.py.\n2. Run the tests.\n"
+    edits = "--- plan\n+++ plan (edited)\n@@ -1,3 +1,4 @@\n ## Plan\n \n 1. Edit app.py.\n+2. Run the tests.\n"
+    monkeypatch.setattr(harness, "plan_review", lambda review: review)  # the answers are whole reviews
+    session, _ = journaled(workspace, store, [turn("", call("ExitPlanMode", plan="## Plan\n\n1. Edit app.py.")),
+                                              turn("", call("ExitPlanMode", plan=shown)), turn("ok")],
+                           mode="plan", plan_answers=[PlanReview("feedback", "and run the tests", plan=shown,
+                                                                 edits=edits), PlanReview("save")])
+    session.run("plan it")
+    text = read_page(page_of(session, store))
+    first = text.split("Revision 1", 1)[1].split("Revision 2", 1)[0]
+    assert f"sha256 {plan_digest(shown)[:12]}" in first, "the revision names the exact text shown"
+    assert "The user's own edits to it, before answering\n" + edits in first
+    assert "2. Run the tests." in first.split("The plan as shown", 1)[1], "the text they saw, edits included"
+    assert "feedback: “and run the tests”" in text.split("Revision 2", 1)[1]
+    assert "⏸ Answer: plan saved for later: /plan show prints it, /plan approve approves it" in text
 
 
 def test_a_span_left_by_mode_and_one_still_open_say_so(workspace, tmp_path):

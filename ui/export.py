@@ -17,11 +17,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from agent.events import Todo, mode_label
 from agent.history import reminder_kind
 from session.live import NoSuchSession, Session, find_session
+from session.plan_revisions import Revision
 from session.store import Entry, SessionStore, StoreUnavailable
 from session.story import read_story
 from tools.own_files import OWN_FOLDER, write_atomically, write_inside
@@ -110,23 +111,25 @@ def export_markdown(session_id: str, entries: list[Entry]) -> str:
     return f"{HEADING}{session_id}\n\n" + "\n".join(part for part in body if part)
 
 
-def export_page(session_id: str, entries: list[Entry], workspace: Path) -> str:
-    """The whole session as one self-contained HTML page."""
-    return page_html(read_story(session_id, entries), str(workspace))
+def export_page(session_id: str, entries: list[Entry], workspace: Path,
+                revisions: Sequence[Revision] = ()) -> str:
+    """The whole session as one self-contained HTML page (with the plan revisions the store kept)."""
+    return page_html(read_story(session_id, entries, revisions), str(workspace))
 
 
 def export_session(session: Session, file_name: str, page: bool = False) -> Exported:
     """Write the markdown (or, with `page`, the HTML page) to FILE or under .stepagent/exports/."""
     session_id, workspace = session.agent.state.session_id, session.agent.workspace
     entries = session_entries(session)
-    content = export_page(session_id, entries, workspace) if page else export_markdown(session_id, entries)
+    content = (export_page(session_id, entries, workspace, session.journal.revisions) if page
+               else export_markdown(session_id, entries))
     return write_export(workspace, session_id, file_name, page, content)
 
 
 def export_stored_page(store: SessionStore, session_id: str, workspace: Path, file_name: str) -> Exported:
     """--export-html FILE: write a stored session's page (read only: the session is not opened)."""
-    return write_export(workspace, session_id, file_name, True,
-                        export_page(session_id, store.entries(session_id), workspace))
+    page = export_page(session_id, store.entries(session_id), workspace, store.revisions(session_id))
+    return write_export(workspace, session_id, file_name, True, page)
 
 
 def export_from_command_line(store: SessionStore | None, workspace: Path, wanted: str, file_name: str,

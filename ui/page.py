@@ -87,7 +87,7 @@ def timeline_section(story: Story) -> str:
     spans = "".join(
         f'<li><span class="tag plan">PLAN</span> turns {span.first_turn}–{span.last_turn}, entered by '
         f"{text(span.entered_by)}; reviews: "
-        f"{text(', '.join(f'{review_mark(o)} {o} (turn {t})' for t, o in span.reviews) or 'none')}; "
+        f"{text(', '.join(f'{review_mark(r)} {r.outcome} (turn {r.turn})' for r in span.reviews) or 'none')}; "
         f"<strong>ended: {text(span.ended)}</strong></li>" for span in story.spans)
     basis = ("as the server reported them" if story.tokens_reported else
              "estimated at four characters per token from the messages (the server reported no "
@@ -98,7 +98,8 @@ def timeline_section(story: Story) -> str:
                    f"<td>{turn.tokens(story.tokens_reported)[1]:,}</td></tr>" for turn in story.turns)
     return ('<section id="timeline"><h2>Timeline</h2>' + timeline_svg(story) +
             '<p class="legend"><span class="mode">■ tokens in</span><span class="ask">■ tokens out</span>'
-            '<span class="plan">▓ plan mode</span><span>✓ approved · ✎ feedback · ✗ rejected</span></p>'
+            '<span class="plan">▓ plan mode</span><span>✓ approved · ✎ feedback · ✗ rejected · '
+            '⏸ saved for later</span></p>'
             f'<p class="dim">Tokens {basis}.</p>'
             + (f"<ol>{spans}</ol>" if spans else "<p>Plan mode was not used in this session.</p>") +
             f"<details><summary>Every turn: how it ended, tokens in and out</summary><table><tr><th>turn</th>"
@@ -107,9 +108,10 @@ def timeline_section(story: Story) -> str:
 
 def revision_block(revision: Revision, previous: Revision | None) -> str:
     """One plan revision: what led to it, its diff against the one before, its answer, its text."""
+    digest = f" · sha256 <code>{text(revision.digest[:12])}</code>" if revision.digest else ""
     parts = [f'<article class="revision" id="revision-{revision.number}"><h3>Revision {revision.number} '
              f'<span class="dim">turn {revision.turn} · <a href="#call-{revision.call}">call '
-             f"#{revision.call}</a></span></h3>"]
+             f"#{revision.call}</a>{digest}</span></h3>"]
     if previous is not None:
         feedback = f", with feedback: “{text(previous.feedback)}”" if previous.feedback else ""
         parts.append(f"<p>Led to it: revision {previous.number} was answered "
@@ -117,7 +119,10 @@ def revision_block(revision: Revision, previous: Revision | None) -> str:
         diff = unified_diff(previous.plan + "\n", revision.plan + "\n", "plan")
         parts.append(f"<details open><summary>What changed since revision {previous.number}</summary>"
                      f"{diff_block(diff) if diff else '<p>(the same text)</p>'}</details>")
-    parts.append(f'<p class="review plan">{review_mark(revision.outcome)} Answer: {text(revision.outcome)}</p>')
+    if revision.edits:
+        parts.append("<details open><summary>The user's own edits to it, before answering</summary>"
+                     f"{diff_block(revision.edits)}</details>")
+    parts.append(f'<p class="review plan">{review_mark(revision)} Answer: {text(revision.outcome)}</p>')
     parts.append(f"<details{' open' if previous is None else ''}><summary>The plan as shown</summary>"
                  f"{preformatted(revision.plan)}</details></article>")
     return "".join(parts)

@@ -34,7 +34,7 @@ def item_html(kind: str, item: Any) -> str:
         return (f'<div class="said user"><span class="who">you, feedback on '
                 f'<a href="#revision-{number}">revision {number}</a></span>{text(said)}</div>')
     if kind == "review":
-        return (f'<p class="review plan">{review_mark(item.outcome)} your review of '
+        return (f'<p class="review plan">{review_mark(item)} your review of '
                 f'<a href="#revision-{item.number}">revision {item.number}</a>: {text(item.outcome)}</p>')
     if kind == "reminder":
         reminder, body = item

@@ -4,7 +4,7 @@ One inline SVG (no script, nothing loaded), drawn once at export. Each turn is a
 column: its input tokens (below) and output tokens (above) stacked; each span
 of plan mode is a shaded band over the turns it covered, labelled PLAN and how
 it ended; each plan review inside it is a mark at its turn (✎ feedback,
-✗ rejected, ✓ approved). Every shape carries a <title> (the browser's tooltip),
+✗ rejected, ⏸ saved for later, ✓ approved). Every shape carries a <title> (the browser's tooltip),
 and the same facts are printed as text beside the chart, so nothing is told by
 colour alone.
 """
@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-from session.story_records import PlanSpan, Story, Turn, review_kind
+from session.story_records import PlanSpan, Revision, Story, Turn
 from ui.page_text import text
 
 WIDTH, LEFT, RIGHT = 960, 56, 8
 TOP, BARS, BAND, AXIS = 18, 110, 26, 18
 HEIGHT = TOP + BARS + BAND + AXIS
 MAX_BAR, MARK_STEP = 40, 14
-REVIEW_MARKS = {"approved": "✓", "feedback": "✎", "rejected": "✗"}
+REVIEW_MARKS = {"approved": "✓", "feedback": "✎", "rejected": "✗", "saved": "⏸"}
 
 
-def review_mark(outcome: str) -> str:
+def review_mark(revision: Revision) -> str:
     """The mark for how one review ended (• for any other answer)."""
-    return REVIEW_MARKS.get(review_kind(outcome), "•")
+    return REVIEW_MARKS.get(revision.kind, "•")
 
 
 def _columns(turns: list[Turn]) -> tuple[float, dict[int, int]]:
@@ -59,11 +59,11 @@ def _span(span: PlanSpan, width: float, where: dict[int, int]) -> str:
     first, last = where.get(span.first_turn, 0), where.get(span.last_turn, len(where) - 1)
     x, span_width = LEFT + first * width, (last - first + 1) * width
     marks, earlier = [], Counter()
-    for turn, outcome in span.reviews:  # several reviews in one turn stand side by side
-        centre = LEFT + (where.get(turn, first) + 0.5) * width + earlier[turn] * MARK_STEP
-        earlier[turn] += 1
+    for review in span.reviews:  # several reviews in one turn stand side by side
+        centre = LEFT + (where.get(review.turn, first) + 0.5) * width + earlier[review.turn] * MARK_STEP
+        earlier[review.turn] += 1
         marks.append(f'<text x="{centre:.1f}" y="{TOP + BARS + 14}" text-anchor="middle">'
-                     f"<title>{text(outcome)}</title>{review_mark(outcome)}</text>")
+                     f"<title>{text(review.outcome)}</title>{review_mark(review)}</text>")
     return (f'<g><title>{text(f"plan mode, entered by {span.entered_by}: {span.ended}")}</title>'
             f'<rect class="span" x="{x:.1f}" y="{TOP}" width="{span_width:.1f}" height="{BARS + BAND}"/>'
             f'<text x="{x + 3:.1f}" y="{TOP + BARS + BAND - 4}">PLAN → {text(span.ended)}</text>'
