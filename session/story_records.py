@@ -87,10 +87,10 @@ class Call:
 
 @dataclass
 class Revision:
-    """A plan put to the user: the text shown, the answer it got (its kind and words), the feedback
-    and the user's own edits given with that answer, and the text's SHA-256.
+    """A plan put to the user: the text shown, its SHA-256, the answer, the feedback and edits with it.
 
-    What led to revision N is revision N-1's answer and feedback.
+    The answer has a kind and the words the user saw. What led to revision N is revision
+    N-1's answer and feedback.
     """
 
     number: int
