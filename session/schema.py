@@ -75,7 +75,12 @@ MIGRATIONS = [
 
 
 def searchable_text(payload: str) -> str:
-    """What full-text search sees of a stored message: its text, each tool call's name and arguments."""
+    """What full-text search sees of a stored message: its text, each tool call's name and arguments.
+
+    Whatever the message holds becomes text SQLite can store: a lone surrogate (from a
+    model's JSON, or invalid UTF-8 in the user's prompt) is written as its escape, and
+    arguments nested too deep to parse are indexed as they were written.
+    """
     message = json.loads(payload)
     content = message.get("content")
     parts = [content] if isinstance(content, str) else []
@@ -84,8 +89,9 @@ def searchable_text(payload: str) -> str:
         parts.append(str(function.get("name", "")))
         try:
             arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             arguments = function.get("arguments")
         values = arguments.values() if isinstance(arguments, dict) else [arguments]
         parts += [value if isinstance(value, str) else json.dumps(value) for value in values]
-    return "\n".join(part for part in parts if part)
+    text = "\n".join(part for part in parts if part)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -41,6 +41,11 @@ def default_home() -> Path:
     """Where stepagent keeps its own files: $STEPAGENT_HOME, else ~/.stepagent."""
     return Path(os.environ.get("STEPAGENT_HOME") or Path.home() / ".stepagent")
 
+def _text(data: bytes) -> str:
+    """A text SQLite returns; json_extract of a stored lone surrogate is not UTF-8, so it reads as escapes."""
+    return data.decode("utf-8", "backslashreplace")
+
+
 class StoreUnavailable(Exception):
     """The database cannot be used now; the message says why, in one line."""
 
@@ -63,6 +68,7 @@ class SessionStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
                                        check_same_thread=False)
+            self._db.text_factory = _text
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.create_function("searchable_text", 1, searchable_text, deterministic=True)
             self._refuse_newer_schema()
@@ -221,7 +227,7 @@ class SessionStore:
         try:
             yield self._db
             self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError, RecursionError) as exc:  # ValueError: text SQLite cannot take
             self._rollback()
             raise StoreUnavailable(f"session store {self.path} refused a write: {exc}") from None
         except BaseException:

@@ -1,0 +1,98 @@
+"""Every text reaches the store, and a store that fails leaves a history an endpoint accepts.
+
+Lone surrogates (a model's JSON may hold `\\ud800`; invalid UTF-8 in the user's
+prompt reaches Python as `\\udcff`) and arguments nested too deep to parse go
+through the full-text insert; each case is run with `-p`, then resumed against
+the fake server, which refuses a history with an orphan tool message. A fork
+copies the full-text rows, so ReadSessionContext finds the copied history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import session.store
+from agent.history import reminder_kind
+from session.journal import read_session
+from session.store import SessionStore
+from tests.harness import assert_valid_history, call, journaled, turn
+
+ROOT = Path(__file__).resolve().parent.parent
+NESTED = '{"file_path": ' + "[" * 5000 + "]" * 5000 + "}"
+CASES = {
+    "model text": ([{"text": "answer \ud800 here"}], "hi", 0),
+    "tool arguments": ([{"tool_calls": [{"name": "Read", "arguments": {"file_path": "a\ud800.txt"}}]},
+                        {"text": "done"}], "hi", 0),
+    "tool name": ([{"tool_calls": [{"name": "Re\ud800ad", "arguments": {}}]}, {"text": "done"}],
+                  "hi", 0),
+    "plan": ([{"tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": "1. \ud800 step"}}]}],
+             "plan it", 4),
+    "prompt": ([{"text": "done"}], b"x \xff", 0),
+    "prompt on standard input": ([{"text": "done"}], b"-", 0),
+    "nested arguments": ([{"tool_calls": [{"name": "Read", "arguments": NESTED}]}, {"text": "done"}],
+                         "hi", 0),
+}
+
+
+def run_index(workspace: Path, *args: str | bytes, stdin: bytes = b"", **env: str) -> tuple[int, str]:
+    """A real run of stepagent in the workspace; its exit code and stderr on one line."""
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace,
+                          input=stdin, capture_output=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "1000", **env})
+    return done.returncode, " ".join(done.stderr.decode(errors="replace").split())
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_text_is_stored_and_the_session_resumes(case, workspace, server):
+    script, prompt, expected = CASES[case]
+    (workspace / "s.json").write_text(json.dumps(script))
+    mode = ["--mode", "plan"] if case == "plan" else []
+    code, err = run_index(workspace, "--script", "s.json", *mode, "-p", prompt, stdin=b"x \xff")
+    assert code == expected, err
+    assert "internal error" not in err and "in memory" not in err
+    store = SessionStore(workspace.parent / "home" / "sessions.db")
+    stored = read_session(store, store.sessions(workspace)[0].id).messages
+    assert stored[0]["content"].startswith("x " if isinstance(prompt, bytes) else prompt)
+    calls = sum(len(turn.get("tool_calls", [])) for turn in script)
+    assert len([m for m in stored if not reminder_kind(m)]) == 1 + len(script) + calls
+    server.reply_text("resumed")
+    code, err = run_index(workspace, "--continue", "-p", "go on", OPENAI_BASE_URL=server.url)
+    assert code == 0, err
+    sent = server.requests[-1]["messages"][1:]
+    assert sent[:len(stored)] == stored and {"role": "user", "content": "go on"} in sent[len(stored):]
+    assert_valid_history(sent)
+
+
+def test_a_store_that_refuses_a_reply_keeps_no_orphan_result(workspace, tmp_path, monkeypatch):
+    def refusing(payload: str) -> str:
+        if '"tool_calls"' in payload:
+            raise ValueError("text the index cannot take")
+        return payload
+
+    monkeypatch.setattr(session.store, "searchable_text", refusing)
+    store = SessionStore(tmp_path / "sessions.db")
+    warnings: list[str] = []
+    first, live = journaled(workspace, store, [turn("", call("Glob", pattern="*")), turn("done")])
+    live.journal.warn = warnings.append
+    assert first.run("hello").ending == "answered"
+    stored = read_session(store, first.state.session_id).messages
+    assert [m["role"] for m in stored] == ["user"]
+    assert_valid_history(stored)
+    assert len(warnings) == 1 and "in memory" in warnings[0]
+
+
+def test_a_fork_finds_the_copied_history(workspace, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    first, _ = journaled(workspace, store, [turn("The deployment script is ops/release.sh.")])
+    first.run("where is the deployment script?")
+    lookup = call("ReadSessionContext", sessionId="", query="deployment script")
+    second, live = journaled(workspace, store, [turn("", lookup), turn("ok")])
+    lookup["arguments"]["sessionId"] = live.fork(first.state.session_id)
+    second.run("look it up")
+    assert "ops/release.sh" in second.tool_results()[-1]
