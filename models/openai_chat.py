@@ -7,9 +7,11 @@ the reply (models/stream.py). Around that, two loops the user can see:
 - a refusal the client can fix (a parameter the server does not know, reasoning
   it wants back) changes the request once and retries at once, with a notice;
 - a transient failure (HTTP 408/409/429/5xx, a dropped connection, a timeout,
-  a stream cut off or garbled) is retried with backoff, each retry announced
-  (`HTTP 429, retrying in 2 s, attempt 2/5`); after the last one, one line
-  says what happened.
+  a stream cut off, stalled or garbled) is retried with backoff, each retry
+  announced (`HTTP 429, retrying in 2 s, attempt 2/5`); after the last one, one
+  line says what happened.
+Each request is bounded in time and size (models/bounds.py): a first-byte and an
+idle timeout, a deadline over all its attempts, a cap on the reply's length.
 Everything else is a ModelError with one clear line; a context overflow is a
 ContextOverflow, which the agent loop answers by compacting. The UI injects
 `on_notice` (retries, adaptations) and `on_reasoning`; token usage travels in the
@@ -31,11 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from models.base import ContextOverflow, ModelError, Notice, Reply
+from models.bounds import CONNECT_SECONDS, DeadlinePassed, RequestBounds, StreamStalled
 from models.catalog import ModelInfo, fetch_catalog
 from models.endpoint import detect_family
 from models.quirks import Adaptations
 from models.refusals import error_text, read_refusal, server_message
-from models.stream import StreamAssembler, StreamBroken, assemble
+from models.stream import ReplyTooLong, StreamAssembler, StreamBroken, assemble
 from models.wire import WireEncoder
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -59,7 +62,7 @@ class OpenAIChatModel:
     api_key: str
     base_url: str | None = None
     max_retries: int = 4
-    timeout: float = 300.0
+    bounds: RequestBounds = field(default_factory=RequestBounds)
     retry_delay: float = 1.0
     max_output_tokens: int | None = None
     on_notice: Callable[[Notice], None] = field(default=lambda notice: None, repr=False)
@@ -86,7 +89,7 @@ class OpenAIChatModel:
                 import openai
 
                 self._client = openai.OpenAI(api_key=self.api_key or "no-key", base_url=self.endpoint,
-                                             max_retries=0, timeout=self.timeout)
+                                             max_retries=0)
         return self._client
 
     def warm_up(self) -> None:
@@ -105,20 +108,34 @@ class OpenAIChatModel:
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  on_text: Callable[[str], None]) -> Reply:
         """One reply, streamed: adapted to refusals at once, transient failures retried with notice."""
-        attempt = 1
+        self.client()  # importing openai is no part of the request's time
+        attempt, deadline = 1, self.bounds.deadline()
         while True:
             try:
-                reply = self._adapting(messages, tools, on_text)
+                reply = self._adapting(messages, tools, on_text, deadline)
             except _Transient as failure:
                 if attempt > self.max_retries:
                     raise ModelError(failure.final) from None
                 delay = self._delay(attempt, failure.retry_after)
+                if self.bounds.clock() + delay >= deadline:
+                    raise self._past_deadline(failure.reason) from None
                 attempt += 1
                 self.on_notice(Notice("retry", f"{failure.reason}, retrying in {_seconds(delay)}, "
                                                f"attempt {attempt}/{self.max_retries + 1}"))
                 self.sleep(delay)
                 continue
+            except DeadlinePassed:
+                raise self._past_deadline("") from None
+            except ReplyTooLong as failure:
+                raise ModelError(f"{self.endpoint} sent a reply that does not end: {failure}, so "
+                                 "the rest was not read (the model may be repeating itself).") from None
             return reply
+
+    def _past_deadline(self, last: str) -> ModelError:
+        tried = f" (last: {last})" if last else ""
+        return ModelError(f"no whole reply from {self.endpoint} within "
+                          f"{self.bounds.deadline_seconds:g} s, the request's deadline{tried}; "
+                          "--timeout SECONDS sets it.")
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None and 0 <= retry_after <= MAX_RETRY_AFTER:
@@ -134,7 +151,7 @@ class OpenAIChatModel:
         return body
 
     def _adapting(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                  on_text: Callable[[str], None]) -> Reply:
+                  on_text: Callable[[str], None], deadline: float) -> Reply:
         """One attempt, re-shaped and re-sent at once for each refusal the client can fix."""
         import openai
 
@@ -142,7 +159,7 @@ class OpenAIChatModel:
         while True:
             body = self.adaptations.shape(self._body(tools))
             try:
-                return self._stream(messages, body, on_text)
+                return self._stream(messages, body, on_text, deadline)
             except openai.APIStatusError as exc:
                 refusal = read_refusal(exc.status_code, error_text(exc.body, exc.message),
                                        self.adaptations.optional_in(body))
@@ -154,28 +171,35 @@ class OpenAIChatModel:
                 self.on_notice(Notice("adapted", f"{self.adaptations.family.label}: {change}"))
 
     def _stream(self, messages: list[dict[str, Any]], body: dict[str, Any],
-                on_text: Callable[[str], None]) -> Reply:
+                on_text: Callable[[str], None], deadline: float) -> Reply:
         import httpx2
         import openai
 
-        assembler = StreamAssembler(on_text, self.on_reasoning)
+        assembler = StreamAssembler(on_text, self.on_reasoning, max_chars=self.bounds.max_chars)
+        left = self.bounds.left(deadline)
+        timeout = httpx2.Timeout(min(self.bounds.first_byte_seconds, left),
+                                 connect=min(CONNECT_SECONDS, left))
         try:
-            with closing(self._post(messages, body)) as response:
+            with closing(self._post(messages, body, timeout)) as response:
                 if "json" in response.headers.get("content-type", ""):
                     response.read()
                     return _whole_reply(response.text, assembler)
                 try:
-                    return assemble(response.iter_lines(), assembler)
+                    return assemble(self.bounds.watched(response.iter_lines(), deadline), assembler)
                 except httpx2.RequestError:
                     if assembler.finish_reason is None:
                         raise
                     return assembler.reply()  # cut after the reply was finished: nothing is missing
+        except StreamStalled as stalled:
+            raise _Transient(f"the reply stream stalled ({stalled})",
+                             f"{self.endpoint} stopped sending in the middle of its replies "
+                             f"({stalled}), {self.max_retries + 1} times.") from None
         except StreamBroken as broken:
             raise _Transient(f"the reply stream broke ({broken})",
                              f"{self.endpoint} kept breaking off its replies: {broken}; "
                              "the server may be overloaded or restarting.") from None
         except openai.APITimeoutError:
-            raise _Transient("the server did not answer in time",
+            raise _Transient(f"no answer within {timeout.read:.3g} s",
                              f"{self.endpoint} did not answer in time, even after "
                              f"{self.max_retries} retries.") from None
         except openai.APIConnectionError:
@@ -191,7 +215,7 @@ class OpenAIChatModel:
                              f"replies, {self.max_retries + 1} times; the server may be "
                              "overloaded or restarting.") from None
 
-    def _post(self, messages: list[dict[str, Any]], body: dict[str, Any]) -> Any:
+    def _post(self, messages: list[dict[str, Any]], body: dict[str, Any], timeout: Any) -> Any:
         """POST the request and return the open streaming HTTP response.
 
         The body goes out as the JSON bytes models/wire.py makes, not through
@@ -204,7 +228,8 @@ class OpenAIChatModel:
         content = self._wire.encode({"model": self.name, **body, "stream": True}, messages,
                                     self.adaptations.message, self.adaptations.sends_reasoning())
         return self.client().post("/chat/completions", cast_to=httpx2.Response, content=content,
-                                  options={"headers": {"Content-Type": "application/json"}},
+                                  options={"headers": {"Content-Type": "application/json"},
+                                           "timeout": timeout},
                                   stream=True)
 
     def _status_failure(self, status: int, line: str, kind: str, limit: int | None,

@@ -13,7 +13,10 @@ protocol differently, so nothing here trusts the shape of a chunk:
 
 What the server sends can only produce a Reply or a StreamBroken, which the
 client retries like a 5xx: a line that is not JSON, an error object inside the
-stream, or a stream that ends before any finish reason.
+stream, malformed `tool_calls` (not a list of objects, a function that is not an
+object, arguments of another type), or a stream
+that ends before any finish reason. A reply that passes `max_chars` is a
+ReplyTooLong: an endless stream is not read forever.
 """
 
 from __future__ import annotations
@@ -25,10 +28,15 @@ from typing import Any, Callable, Iterable
 from models.base import Reply, ToolCall, Usage
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+ARGUMENTS = (str, dict, list, type(None))
 
 
 class StreamBroken(Exception):
     """The stream stopped being a valid reply; worth a retry."""
+
+
+class ReplyTooLong(Exception):
+    """The reply passed the assembler's `max_chars`; reading it further would not end."""
 
 
 @dataclass
@@ -58,6 +66,8 @@ class StreamAssembler:
     by_index: dict[Any, int] = field(default_factory=dict)
     finish_reason: str | None = None
     usage: Usage | None = None
+    max_chars: int | None = None
+    chars: int = 0
 
     def feed(self, chunk: Any) -> None:
         """Take one decoded `data:` payload."""
@@ -77,22 +87,33 @@ class StreamAssembler:
         for name in REASONING_FIELDS:
             piece = delta.get(name)
             if isinstance(piece, str) and piece:
+                self._count(piece)
                 self.reasoning_field = self.reasoning_field or name
                 self.reasoning.append(piece)
                 self.on_reasoning(piece)
         content = delta.get("content")
         if isinstance(content, str) and content:
+            self._count(content)
             self.text.append(content)
             self.on_text(content)
         fragments = delta.get("tool_calls")
-        for fragment in fragments if isinstance(fragments, list) else []:
-            if isinstance(fragment, dict):
-                self._fragment(fragment)
+        if fragments is not None and not (isinstance(fragments, list)
+                                          and all(isinstance(f, dict) for f in fragments)):
+            raise StreamBroken("the server sent malformed tool calls (not a list of objects)")
+        for fragment in fragments or []:
+            self._fragment(fragment)
         if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
             self.finish_reason = choice["finish_reason"]
 
+    def _count(self, piece: str) -> None:
+        self.chars += len(piece)
+        if self.max_chars is not None and self.chars > self.max_chars:
+            raise ReplyTooLong(f"the reply passed {self.max_chars:,} characters")
+
     def _fragment(self, fragment: dict[str, Any]) -> None:
-        function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}
+        function = fragment.get("function") or {}
+        if not isinstance(function, dict) or not isinstance(function.get("arguments"), ARGUMENTS):
+            raise StreamBroken("the server sent a malformed tool call (its function or arguments)")
         call_id = fragment.get("id") if isinstance(fragment.get("id"), str) else ""
         name = function.get("name") if isinstance(function.get("name"), str) else ""
         slot = self._slot_for(fragment.get("index"), call_id, name)
@@ -100,8 +121,9 @@ class StreamAssembler:
         slot.name = name or slot.name
         arguments = function.get("arguments")
         if isinstance(arguments, str):
+            self._count(arguments)
             slot.arguments += arguments
-        elif isinstance(arguments, (dict, list)):
+        elif arguments is not None:
             slot.arguments = json.dumps(arguments)
 
     def _slot_for(self, index: Any, call_id: str, name: str) -> _CallSlot:

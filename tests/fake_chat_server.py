@@ -4,7 +4,9 @@ It behaves like one endpoint family (tests/fake_families.py; OpenAI by default):
 the same reply is streamed the way that server streams it, and requests are
 refused the way that server refuses them. Queue replies with `reply`,
 `reply_text` or `reply_tool_calls`, failures with `fail`, broken streams with
-`reply_broken`; each POST to /chat/completions takes the next one and records
+`reply_broken`, streams that break in time with `hang` (accept, never answer)
+and `reply_stream` (events paced, maybe endless: keep-alives only, slow tokens, a
+reply that never stops); each POST to /chat/completions takes the next one and records
 the request body (and in `spans`, when it came and went). Every request is also
 checked as OpenAI checks it: each assistant tool call must be answered by one
 tool message. GET /models answers
@@ -18,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Iterable
 
 from tests.fake_families import FAMILIES, ServerFamily
 
@@ -36,7 +38,7 @@ def render(family: ServerFamily, reply: dict[str, Any], wants_usage: bool) -> li
         chunks.append(_chunk({family.reasoning_field or "reasoning_content": piece, "content": None}))
     chunks += [_chunk({"content": piece}) for piece in reply.get("text", [])]
     chunks += _tool_call_chunks(family, reply.get("calls", []))
-    finish = (family.finish_after_tools if reply.get("calls") else "stop")
+    finish = reply.get("finish") or (family.finish_after_tools if reply.get("calls") else "stop")
     usage = {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
     if family.cached_usage == "openai":
         usage["prompt_tokens_details"] = {"cached_tokens": 64}
@@ -114,12 +116,13 @@ class FakeChatServer:
 
     def reply(self, text: list[str] | None = None, calls: list[tuple[str, Any]] | None = None,
               reasoning: list[str] | None = None, pace: float = 0.0,
-              after: threading.Event | None = None) -> None:
+              after: threading.Event | None = None, finish: str = "") -> None:
         """Queue one streamed reply: text pieces, tool calls (name, arguments), reasoning pieces;
-        its events `pace` seconds apart, as a real model streams; sent once `after` is set."""
+        its events `pace` seconds apart, as a real model streams; sent once `after` is set;
+        `finish` its finish reason."""
         self.responses.append({"reply": {"text": text or [], "calls": calls or [],
-                                         "reasoning": reasoning or []}, "pace": pace,
-                               "after": after})
+                                         "reasoning": reasoning or [], "finish": finish},
+                               "pace": pace, "after": after})
 
     def reply_text(self, *pieces: str, pace: float = 0.0) -> None:
         self.reply(text=list(pieces), pace=pace)
@@ -135,6 +138,15 @@ class FakeChatServer:
     def reply_bytes(self, payload: bytes, cut: bool = False, sizes: tuple[int, ...] = ()) -> None:
         """Queue a raw body, written in pieces of `sizes` bytes (then the rest)."""
         self.responses.append({"payload": payload, "cut": cut, "sizes": sizes})
+
+    def hang(self) -> None:
+        """Queue a request that is read and never answered (until the server stops)."""
+        self.responses.append({"hang": True})
+
+    def reply_stream(self, events: Iterable[str], pace: float = 0.0) -> None:
+        """Queue a stream of raw SSE events, `pace` seconds apart, written until they run out,
+        the client goes away or the server stops (so `events` may be endless)."""
+        self.responses.append({"events": events, "pace": pace})
 
     def fail(self, status: int, message: str = "failure", headers: dict[str, str] | None = None,
              body: dict[str, Any] | None = None) -> None:
@@ -192,6 +204,12 @@ class FakeChatServer:
                 if "status" in response:
                     self._send_json(response["status"], response["body"], response["headers"])
                     return
+                if "hang" in response:
+                    server._stopping.wait()
+                    return
+                if "events" in response:
+                    self._stream_events(response["events"], response["pace"])
+                    return
                 payload = response["payload"] if "payload" in response else "".join(
                     f"{event}\n\n" for event in render(server.family, response["reply"],
                                                         "stream_options" in body)).encode()
@@ -213,6 +231,20 @@ class FakeChatServer:
                     payload = payload[size:]
                 self.wfile.write(payload)
 
+            def _stream_events(self, events: Iterable[str], pace: float) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                try:
+                    for event in events:
+                        if server._stopping.wait(pace):
+                            return
+                        self.wfile.write(f"{event}\n\n".encode())
+                        self.wfile.flush()
+                except OSError:  # the client gave up on the stream
+                    return
+
+        self._stopping = threading.Event()
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._http.serve_forever, kwargs={"poll_interval": 0.02},
                          daemon=True).start()
@@ -220,5 +252,6 @@ class FakeChatServer:
         return self.url
 
     def stop(self) -> None:
+        self._stopping.set()
         self._http.shutdown()
         self._http.server_close()
