@@ -16,14 +16,18 @@ failed, or the turn stopped on an internal error; 4 the model made a plan and
 nobody approved it: the plan is printed (as the answer, or as `plan` in JSON),
 not saved, nothing was changed, and the command to review it in the REPL is
 printed; 5 the turn answered, but calls that needed an answer nobody could give
-were denied (listed as `unanswered` in JSON, and on stderr); 130 interrupted.
+were denied (listed as `unanswered` in JSON, and on stderr); 130 interrupted; 141
+the reader of stdout went away (`| head -1`): the run ends there, quietly, as Unix
+tools end on SIGPIPE. With stdout closed (`>&-`) the run goes on and writes
+nothing there.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, NoReturn, TextIO
 
 from agent.events import Event, MessageAdded, ToolDecision, ToolFinished
 from agent.executor import UNANSWERED
@@ -39,6 +43,7 @@ from ui.startup import resume_command
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PLAN_NOT_APPROVED = 4
 UNANSWERED_DENIALS = 5
+READER_GONE = 141
 
 
 def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: str = "text") -> int:
@@ -114,7 +119,7 @@ def final_record(outcome: TurnOutcome, plan: str, code: int, session_id: str,
                       "cached_tokens": tally.cached_tokens} if tally.reported else None}
 
 
-def stream_events(out: TextIO) -> Callable[[Event], None]:
+def stream_events(out: TextIO | None) -> Callable[[Event], None]:
     """A listener that writes each message, decision and tool result as one JSON line."""
     def listen(event: Event) -> None:
         if isinstance(event, MessageAdded):
@@ -128,21 +133,38 @@ def stream_events(out: TextIO) -> Callable[[Event], None]:
     return listen
 
 
-def _write_json(record: dict[str, Any], out: TextIO) -> None:
-    out.write(json.dumps(record, ensure_ascii=True) + "\n")
-    out.flush()
+def _write_json(record: dict[str, Any], out: TextIO | None) -> None:
+    _write(json.dumps(record, ensure_ascii=True) + "\n", out)
 
 
-def write_answer(text: str, out: TextIO) -> None:
+def _write(text: str, out: TextIO | None) -> None:
+    """Write to stdout: nothing when it is closed, and the end of the run when its reader left."""
+    if out is None:
+        return
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        _reader_gone(out)
+
+
+def _reader_gone(out: TextIO) -> NoReturn:
+    """End the run at once and quietly; what was buffered for the pipe goes nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    raise SystemExit(READER_GONE)
+
+
+def write_answer(text: str, out: TextIO | None) -> None:
     """The answer as the model wrote it for a pipe or a file; made safe for a terminal.
 
     A character the output cannot encode (a lone surrogate a model sent as JSON)
     is written as a backslash escape, so the answer is never lost to a crash.
     """
+    if out is None:
+        return
     encoding = out.encoding or "utf-8"
     shown = (safe(text) if out.isatty() else text) + "\n"
-    out.write(shown.encode(encoding, "backslashreplace").decode(encoding))
-    out.flush()
+    _write(shown.encode(encoding, "backslashreplace").decode(encoding), out)
 
 
 def last_plan(messages: list[dict[str, Any]]) -> str:

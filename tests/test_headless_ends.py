@@ -1,0 +1,43 @@
+"""How a -p run ends when its answer is not whole, or nobody reads it.
+
+A reader that goes away (`--output-format stream-json … | head -1`) ends the run
+quietly, as Unix tools end on SIGPIPE; a closed stdout is no internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW_TOOL = [{"tool_calls": [{"name": "Bash", "arguments": {"command": "sleep 1"}}]},
+             {"text": "done"}]
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, str(ROOT / "index.py"), *args]
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(workspace):
+    (workspace / "s.json").write_text(json.dumps(SLOW_TOOL))
+    run = subprocess.Popen(command("--script", "s.json", "--mode", "yolo", "-p", "hi",
+                                   "--output-format", "stream-json"), cwd=workspace,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = json.loads(run.stdout.readline())
+    run.stdout.close()  # what `head -1` does once it has its line
+    stderr = run.communicate(timeout=60)[1]
+    assert first["type"] == "message"
+    assert run.returncode == 141
+    assert "internal error" not in stderr and "Broken pipe" not in stderr and "Exception" not in stderr
+
+
+def test_a_closed_stdout_is_no_internal_error(workspace):
+    (workspace / "s.json").write_text(json.dumps([{"text": "done"}]))
+    done = subprocess.run(command("--script", "s.json", "-p", "hi"), cwd=workspace, text=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0, done.stderr
+    assert "internal error" not in done.stderr
