@@ -7,27 +7,31 @@ and for checking), the user's message opens its turn ("user"), and a call the
 user was asked about keeps the answer ("allowed"). Paths of the workspace and
 the session id are written as <workspace> and <session>, so the recording
 replays anywhere. The file is rewritten after every message, so a session that
-dies keeps what it said.
+dies keeps what it said. A plan's review is kept as what it was ("review":
+approved and in which mode, feedback and its words, rejected, or pending in a
+run nobody could review); feedback is the model's next message to read, not a
+turn of the user's.
 
 `--script FILE --check` replays the user's messages against the scripted model,
-answers questions as the recording did, and lists every tool result that
-differs from the recorded one.
+answers questions and reviews plans as the recording did, and lists every tool
+result that differs from the recorded one.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from agent.events import Event, MessageAdded, ToolDecision
 from agent.history import reminder_kind
-from state import AppState
+from state import AppState, PermissionMode
 from tools.own_files import write_atomically
-from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
+from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, PENDING, REJECTED, PlanReview
 
-APPROVED_PREFIX = "The user approved your plan"
+APPROVED_MODE = re.compile(r"You are in (\w+) mode")
 
 
 def normalise(text: str, workspace: Path, session_id: str) -> str:
@@ -55,6 +59,7 @@ class Recorder:
     mode: str = ""
     _user: str = ""
     _calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _awaiting_feedback: dict[str, Any] | None = None
 
     def on_event(self, event: Event) -> None:
         """Record replies, results and the user's answers; rewrite the file after each message."""
@@ -64,7 +69,10 @@ class Recorder:
         if not isinstance(event, MessageAdded):
             return
         message = event.message
-        if message["role"] == "user" and not reminder_kind(message):
+        if message["role"] == "user" and not reminder_kind(message) and self._awaiting_feedback:
+            self._awaiting_feedback["review"]["feedback"] = str(message.get("content") or "")
+            self._awaiting_feedback = None
+        elif message["role"] == "user" and not reminder_kind(message):
             self._user = str(message.get("content") or "")
             self.mode = self.mode or self.state.mode_label
         elif message["role"] == "assistant":
@@ -72,6 +80,10 @@ class Recorder:
         elif message["role"] == "tool" and message["tool_call_id"] in self._calls:
             call = self._calls.pop(message["tool_call_id"])
             call["result"] = normalise(str(message["content"]), self.workspace, self.state.session_id)
+            review = review_in(call["result"]) if call["name"] == EXIT_PLAN_MODE else None
+            if review:
+                call["review"] = review
+                self._awaiting_feedback = call if review["outcome"] == "feedback" else None
         else:
             return
         self.write()
@@ -101,6 +113,16 @@ class Recorder:
                      and "result" not in call), None)
 
 
+def review_in(result: str) -> dict[str, Any] | None:
+    """The review an ExitPlanMode result reports; None when the plan was never shown."""
+    if result.startswith(APPROVED):
+        mode = APPROVED_MODE.search(result)
+        return {"outcome": "approve", "mode": mode.group(1) if mode else None}
+    outcomes = {NOT_APPROVED: "feedback", REJECTED: "reject", PENDING: "pending"}
+    return next(({"outcome": outcome} for text, outcome in outcomes.items()
+                 if result.startswith(text)), None)
+
+
 def load_recording(path: Path) -> dict[str, Any]:
     """A recorded scenario (its turns are what the scripted model replays)."""
     return json.loads(path.read_text(encoding="utf-8"))
@@ -114,12 +136,13 @@ def recorded_calls(recording: dict[str, Any]) -> list[dict[str, Any]]:
 def replay_answers(recording: dict[str, Any]) -> tuple[Callable[[str], PlanReview],
                                                      Callable[[str], bool]]:
     """`present` and `approve` callbacks that answer as the user did when it was recorded."""
-    plans = [APPROVED_PREFIX in call.get("result", "") for call in recorded_calls(recording)
-             if call["name"] == EXIT_PLAN_MODE]
+    reviews = [call["review"] for call in recorded_calls(recording) if "review" in call]
     answers = [call["allowed"] for call in recorded_calls(recording) if "allowed" in call]
 
     def present(plan: str) -> PlanReview:
-        return PlanReview("approve" if plans and plans.pop(0) else "reject")
+        review = reviews.pop(0) if reviews else {"outcome": "reject"}
+        mode = PermissionMode(review["mode"]) if review.get("mode") else None
+        return PlanReview(review["outcome"], review.get("feedback", ""), mode)
 
     def approve(question: str) -> bool:
         return bool(answers and answers.pop(0))

@@ -7,6 +7,8 @@ import json
 import pytest
 
 import index
+from session.recording import Recorder, recorded_calls
+from tests.harness import Session, call, turn
 
 NOTES = "Meeting notes: ship on Friday.\n"
 
@@ -61,3 +63,35 @@ def test_check_needs_a_script(workspace, capsys):
     with pytest.raises(SystemExit) as exit_code:
         index.main(["--check"])
     assert exit_code.value.code == 2 and "--check needs --script" in capsys.readouterr().err
+
+
+def test_a_pending_plan_replays_as_pending(server, workspace, tmp_path, monkeypatch, capsys):
+    server.reply_tool_calls(("ExitPlanMode", {"plan": "1. Write notes.txt."}))
+    recording = tmp_path / "plan.json"
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    code, _ = run_in(workspace, monkeypatch, capsys, "--mode", "plan", "--record", str(recording),
+                     "-p", "plan the notes")
+    assert code == 4
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    code, out = run_in(tmp_path / "fresh", monkeypatch, capsys, "--script", str(recording), "--check")
+    assert code == 0 and "Every tool result matches" in out, out
+
+
+def test_plan_feedback_replays_as_feedback_and_is_not_a_turn_of_the_user(workspace, tmp_path,
+                                                                         monkeypatch, capsys):
+    recording = tmp_path / "feedback.json"
+    session = Session(workspace, [turn("", call("ExitPlanMode", plan="1. Write a long file.")),
+                                  turn("", call("ExitPlanMode", plan="1. Write a short file.")),
+                                  turn("", call("Write", file_path="short.txt", content="hi\n")),
+                                  turn("Written.")],
+                      plan_answers=["shorter, please", "e"], mode="plan")
+    session.state.events.subscribe(Recorder(recording, session.state, workspace, "t").on_event)
+    session.run("plan a file")
+    assert (workspace / "short.txt").exists()
+    scenario = json.loads(recording.read_text())
+    assert [turn.get("user") for turn in scenario["turns"]] == ["plan a file", None, None, None]
+    assert [call["review"] for call in recorded_calls(scenario) if "review" in call] == [
+        {"outcome": "feedback", "feedback": "shorter, please"}, {"outcome": "approve", "mode": "edit"}]
+    code, out = run_in(tmp_path / "fresh", monkeypatch, capsys, "--script", str(recording), "--check")
+    assert code == 0 and "Every tool result matches" in out, out
+    assert (tmp_path / "fresh" / "short.txt").exists()
