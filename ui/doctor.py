@@ -35,7 +35,8 @@ def endpoint_row(choose_model: Callable[[], Any]) -> LayerRow:
     describe = getattr(model, "describe_endpoint", None)
     if describe is None:
         return LayerRow(ENDPOINT, True, f"{model.name}: no endpoint configured",
-                        "to use one, set OPENAI_BASE_URL (and OPENAI_API_KEY unless it is local)")
+                        "to use one, set OPENAI_BASE_URL (with OPENAI_API_KEY if it needs a "
+                        "key), or OPENAI_API_KEY alone for OpenAI")
     model.max_retries, model.retry_delay = 1, 0.0
     try:
         model.complete(PROBE, [PROBE_TOOL], lambda piece: None)

@@ -1,9 +1,13 @@
 """Which model a run talks to: a script, a real endpoint, or the offline lesson.
 
-With --script, the scripted model replays that file. Without a key and without a
-server on this machine, the offline lesson model (step42_plan_mode/lesson_model.py)
-plays the step-42 lesson, following the user's answers, and says so in a banner. Otherwise the real client talks to OPENAI_BASE_URL; openai
-itself is imported later (models/openai_chat.py), so the prompt does not wait for it.
+With --script, the scripted model replays that file. With --lesson, or with
+neither OPENAI_API_KEY nor OPENAI_BASE_URL set, the offline lesson model
+(step42_plan_mode/lesson_model.py) plays the step-42 lesson, following the user's
+answers, and says so in a banner. Otherwise the real client talks to
+OPENAI_BASE_URL (a key is optional there: a server on the LAN may need none), or
+to OpenAI with the key. A base URL that is not an http(s) URL is refused at
+start. openai itself is imported later (models/openai_chat.py), so the prompt
+does not wait for it.
 """
 
 from __future__ import annotations
@@ -11,10 +15,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from models.base import Model, ModelError
 from models.catalog import checked_name
-from models.endpoint import is_local
 from models.scripted import load_script
 from step42_plan_mode.lesson_model import load_lesson
 
@@ -22,31 +26,51 @@ if TYPE_CHECKING:
     from ui.console import ConsoleView
 
 DEFAULT_MODEL = "gpt-4o-mini"
-LESSON_BANNER = ("No OPENAI_API_KEY: running the offline lesson model. It plays the step-42 lesson "
-                 "and follows your answers.")
+LESSON_BANNER = ("No OPENAI_API_KEY or OPENAI_BASE_URL: running the offline lesson model. It plays "
+                 "the step-42 lesson and follows your answers.")
+CHOSEN_LESSON_BANNER = ("--lesson: running the offline lesson model. It plays the step-42 lesson "
+                        "and follows your answers.")
 LESSON_TRY = " Try: /plan add a greeting file"
 
 
-def choose_model(script: Path | None, name: str | None, repl: bool = True) -> tuple[Model, str]:
+def choose_model(script: Path | None, name: str | None, repl: bool = True,
+                 lesson: bool = False) -> tuple[Model, str]:
     """The model to talk to, and a banner to show (the offline lesson announces itself).
 
     `repl` says a person types at a REPL: only then do the lesson's words name its commands.
+    `lesson` (--lesson) chooses the offline lesson whatever the environment says.
 
-    A server on this machine needs no real key. `name` (--model) is checked against the
-    endpoint's catalog when it has one: an unknown name is a ModelError listing the nearest ids.
+    A configured OPENAI_BASE_URL is used with or without a key. `name` (--model) is checked
+    against the endpoint's catalog when it has one: an unknown name is a ModelError listing
+    the nearest ids.
     """
     if script:
         return load_script(script), ""
     key = os.environ.get("OPENAI_API_KEY") or ""
     base_url = os.environ.get("OPENAI_BASE_URL") or None
-    if not key and not (base_url and is_local(base_url)):
-        return load_lesson(repl=repl), LESSON_BANNER + LESSON_TRY * repl
+    if lesson or not (key or base_url):
+        banner = CHOSEN_LESSON_BANNER if lesson else LESSON_BANNER
+        return load_lesson(repl=repl), banner + LESSON_TRY * repl
     from models.openai_chat import OpenAIChatModel
 
-    model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key, base_url)
+    model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key,
+                            base_url and checked_base_url(base_url))
     if name:
         model.name = checked_name(name, model.list_models)
     return model, ""
+
+
+def checked_base_url(url: str) -> str:
+    """OPENAI_BASE_URL as given, if it is an http(s) URL with a host; else a ModelError saying so."""
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:
+        usable = False
+    if not usable:
+        raise ModelError(f"OPENAI_BASE_URL={url!r} is not an http(s) URL with a host, like "
+                         "http://localhost:11434/v1 or https://api.openai.com/v1")
+    return url
 
 
 def open_model(script: Path | None, name: str | None, view: "ConsoleView") -> Model | None:
