@@ -38,7 +38,7 @@ from tools.memory import MemoryChanged
 from tools.plan_mode import EXIT_PLAN_MODE
 from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
-from ui.safe_text import reveal, safe, safe_line, safe_markdown, verbatim_markdown
+from ui.safe_text import reveal, safe, safe_line, verbatim_markdown
 from ui.ticker import Ticker
 
 ARGUMENT_WIDTH = 60
@@ -257,8 +257,9 @@ class ConsoleView:
             self.console.print(safe_line(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
 
     def show_markdown(self, text: str) -> None:
-        """Markdown that came from the model, drawn whole and safely (a reprinted answer)."""
-        self.console.print(safe_markdown(text))
+        """Markdown that came from the model, drawn whole and safely (a reprinted answer), block by
+        block as a streamed reply is."""
+        MarkdownStream(self.console).show(text)
 
     def show_plan(self, plan: str, title: str = "Plan for approval") -> None:
         """The plan for review, in a panel, exactly as written: what is approved is what was shown."""

@@ -7,7 +7,10 @@ table) is finished once the next block has begun, and finished blocks are
 printed for good; only the block still arriving sits in a transient live area,
 cut to the screen's height (with the REPL's status line under it, so mode and
 context use stay in sight), and it is printed once more, for good, when the
-reply ends. The text came from the model, so it is drawn through safe_markdown.
+reply ends. The text came from the model, so it is drawn through ui/drawable.py:
+safe, and in time linear in its length (a block too long or too deep for rich's
+markdown is plain text); the live area draws only as much of the end as fits on
+the screen, however long the tail.
 
 Drawing keeps pace with the stream (bench/render.py: at most 1.5× printing the
 whole answer once): each line is looked at once, as it completes; finished
@@ -23,15 +26,18 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.live import Live
 from rich.segment import Segment
 from rich.text import Text
 
-from ui.safe_text import safe_markdown
+from ui.drawable import drawable
 from ui.uninterrupted import uninterrupted
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 LIST_ITEM = re.compile(r"^ {0,3}([-*+]|\d{1,9}[.)])(\s|$)")
@@ -50,16 +56,17 @@ class BlockSplitter:
     """
 
     _lines: list[str] = field(default_factory=list)
-    _partial: str = ""
+    _partial: list[str] = field(default_factory=list)
     _fence: str = ""
     _blank_before: bool = False
 
     def feed(self, piece: str) -> list[str]:
         """Take a piece of the text; the blocks it finished."""
         if "\n" not in piece:
-            self._partial += piece
+            self._partial.append(piece)
             return []
-        *complete, self._partial = (self._partial + piece).split("\n")
+        *complete, rest = ("".join(self._partial) + piece).split("\n")
+        self._partial = [rest]
         finished = []
         for line in complete:
             block = self._line(line)
@@ -69,7 +76,11 @@ class BlockSplitter:
 
     def tail(self) -> str:
         """The text after the last finished block."""
-        return "\n".join([*self._lines, self._partial])
+        return "\n".join([*self._lines, "".join(self._partial)])
+
+    def last(self, lines: int, chars: int) -> str:
+        """The end of the tail: at most its last `lines` lines and `chars` characters."""
+        return "\n".join([*self._lines[-lines:], last_chars(self._partial, chars)])[-chars:]
 
     def _line(self, line: str) -> str:
         """Take one whole line; the block it finished, or ''."""
@@ -96,19 +107,33 @@ class BlockSplitter:
         return bool(LIST_ITEM.match(first))
 
 
+def last_chars(pieces: list[str], chars: int) -> str:
+    """The last `chars` characters of the pieces joined, joining no more than needed."""
+    kept: list[str] = []
+    size = 0
+    for piece in reversed(pieces):
+        kept.append(piece)
+        size += len(piece)
+        if size >= chars:
+            break
+    return "".join(reversed(kept))[-chars:]
+
+
 @dataclass
 class LastLines:
     """What is not printed yet (finished blocks waiting, then the tail), cut to the screen."""
 
     waiting: list[str] = field(default_factory=list)
-    tail: Callable[[], str] = lambda: ""
+    tail: Callable[[int, int], str] = lambda lines, chars: ""
     status: str = ""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         status = self.status
         room = max((options.height or console.height) - 1 - bool(status), 1)
-        text = "\n\n".join([*self.waiting, self.tail()])
-        lines = console.render_lines(safe_markdown(text), options.update(height=None), pad=False)
+        chars = room * options.max_width
+        text = last_chars([*(block + "\n\n" for block in self.waiting[-room:]), self.tail(room, chars)],
+                          chars)
+        lines = console.render_lines(drawable(text), options.update(height=None), pad=False)
         for line in lines[-room:]:
             yield from line
             yield Segment.line()
@@ -133,7 +158,7 @@ class MarkdownStream:
     _live: Live | None = None
 
     def __post_init__(self) -> None:
-        self._tail.tail = self._splitter.tail
+        self._tail.tail = self._splitter.last
 
     def feed(self, piece: str) -> None:
         """Add a piece; print the blocks finished by now; show the rest live (with the status line)."""
@@ -168,16 +193,31 @@ class MarkdownStream:
         if self._tail.waiting:
             self._print_waiting()
         self._splitter = BlockSplitter()
-        self._tail.tail = self._splitter.tail
+        self._tail.tail = self._splitter.last
         self._gap_after_last = self._started = False
 
+    def show(self, text: str) -> None:
+        """Print a whole text the way a reply streaming it would end up (no live area)."""
+        self._tail.waiting.extend(self._splitter.feed(text))
+        self.finish()
+
     def _print_waiting(self) -> None:
-        """Print the finished blocks as one markdown, with the blank line rich would put before it."""
-        markdown = safe_markdown("\n\n".join(self._tail.waiting))
-        self._tail.waiting.clear()
+        """Print the finished blocks as one markdown, with the blank line rich would put before it;
+        when together they are too long or deep for markdown, each block on its own."""
+        waiting = self._tail.waiting[:]
+        self._tail.waiting.clear()  # before printing: rich redraws the live area under the print
         self._waiting_lines = 0
-        tokens = markdown.parsed
-        gap = self._gap_after_last and tokens and tokens[0].type not in OWN_GAP
-        self.console.print(Group(Text(), markdown) if gap else markdown)
-        self._gap_after_last = bool(tokens) and tokens[-1].type != "hr"
+        together = drawable("\n\n".join(waiting))
+        for shown in map(drawable, waiting) if isinstance(together, Text) else [together]:
+            self._print(shown)
         self._drawn_at = self.clock()  # rich redrew the live area under what it printed
+
+    def _print(self, shown: Markdown | Text) -> None:
+        if isinstance(shown, Text):  # too long or deep for markdown: a paragraph the terminal wraps
+            self.console.print(Group(Text(), shown) if self._gap_after_last else shown, soft_wrap=True)
+            self._gap_after_last = True
+            return
+        tokens = shown.parsed
+        gap = self._gap_after_last and tokens and tokens[0].type not in OWN_GAP
+        self.console.print(Group(Text(), shown) if gap else shown)
+        self._gap_after_last = bool(tokens) and tokens[-1].type != "hr"
