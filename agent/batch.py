@@ -117,9 +117,9 @@ class _Worker(threading.Thread):
             finally:
                 with self._lock:
                     self._running = False
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             if self.result is None:
-                self.result = error(INTERRUPTED)
+                self.result = getattr(stop, "result", None) or error(INTERRUPTED)
         finally:
             self.mailbox.wake()
 

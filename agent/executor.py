@@ -15,8 +15,11 @@ PermissionRequest with a preview of what will run; a "yes, don't ask again"
 adds a rule (kept where the answer says), which is consulted only here, after
 the deny hooks, so it can never lift a plan-mode denial. Ctrl-C at that question emits the call's
 ToolFinished ("Not run") before the interrupt goes on to the loop, so the
-screen shows one result for it, as it does for a "no". `after_call` may add to a
-handler's result (the user's PostToolUse hooks do).
+screen shows one result for it, as it does for a "no". Ctrl-C while the handler
+runs is another matter: the call started, so its result says it was
+"interrupted while running", with its output so far, and that its effects may
+stand; the interrupt carries that result to the loop (CallInterrupted).
+`after_call` may add to a handler's result (the user's PostToolUse hooks do).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
 judgement, and a tool with `run_decided` (the hardened Bash) gets it with the
@@ -41,7 +44,7 @@ from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from hooks.session_rules import KEPT_WHERE, SESSION_RULE, SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
-from tools.base import CallDecision, Tool, ToolResult, capped, error
+from tools.base import CallDecision, CallInterrupted, Tool, ToolResult, capped, error
 from tools.preview import Preview
 from tools.validate import schema_errors
 
@@ -50,6 +53,9 @@ DECLINED = ("The user declined this call. Do not retry it as is; ask what they w
 UNANSWERED = "no one to ask"
 NOT_RUN = "Not run:"  # how every result of a call that never ran begins
 INTERRUPTED = f"{NOT_RUN} the user interrupted the turn (Ctrl-C)."
+RAN_INTERRUPTED = ("Interrupted while running (Ctrl-C): this call had started, so it may have done "
+                   "some or all of its work, and its effects may stand. Check them before running "
+                   "it again.")
 Guard = Callable[[ToolCall, Callable[[], Any]], Any]
 Results = Iterator[tuple[ToolCall, ToolResult]]
 
@@ -128,6 +134,12 @@ class Executor:
                 result = capped(tool.handler(args))
         except Exception as exc:  # a broken tool must not break the session
             result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        except KeyboardInterrupt as stop:  # it started: its effects may stand, whatever it shows
+            interrupted = stop if isinstance(stop, CallInterrupted) else CallInterrupted()
+            so_far = f"\nOutput so far:\n{interrupted.output}" if interrupted.output else ""
+            result = error(RAN_INTERRUPTED + so_far)
+            interrupted.call_id, interrupted.result = call.id, result
+            raise interrupted from None
         else:
             for after in self.after_call:
                 result = capped(after(ToolCallEvent(tool, args, self.state.view()), result))

@@ -16,7 +16,8 @@ text (TurnEnded "refused"); `before_stop` may keep a turn going.
 
 Every tool call gets exactly one result, even when the user presses Ctrl-C or a
 tool ends the turn half-way through a reply's calls, so the history is always a
-valid next request (failure mode 8, step42_plan_mode/failure_modes.md). Each
+valid next request (a call Ctrl-C stopped while it ran keeps the executor's
+"interrupted while running" result; only calls that never started are "Not run") (failure mode 8, step42_plan_mode/failure_modes.md). Each
 result joins the history (and so the journal) the moment its call ends, so a
 killed process loses none that was ready.
 
@@ -39,7 +40,7 @@ from agent.history import ids_in, open_calls, with_distinct_ids
 from agent.prompt import SECTIONS, PromptContext, Section, build_system_prompt
 from models.base import ContextOverflow, Model, ModelError, Reply, ToolCall
 from state import AppState
-from tools.base import ToolResult
+from tools.base import CallInterrupted, ToolResult
 
 Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed", "refused"]
 SKIPPED = f"{NOT_RUN} the turn ended before this call."
@@ -184,6 +185,10 @@ class Agent:
                 if result.end_turn:
                     ended_by = call.name
                     break
+        except CallInterrupted as stop:  # the call that was running says so, with its output
+            if stop.result is not None:
+                results[stop.call_id] = stop.result
+            raise
         finally:
             missing = ToolResult(SKIPPED if ended_by else INTERRUPTED, is_error=True)
             for call in calls:

@@ -14,6 +14,8 @@ A tool that changes things may carry a `preview`: what the user sees before
 being asked (tools/preview.py).
 `concurrent` lets the executor run the tool's calls of one reply side by side
 (the Agent tool: several sub-agents at once).
+A handler stopped by Ctrl-C may raise CallInterrupted with what it had produced
+so far; the executor gives the call its "interrupted while running" result.
 """
 
 from __future__ import annotations
@@ -84,6 +86,17 @@ class CallDecision:
 
     judgement: Judgement
     plan_mode: bool
+
+
+class CallInterrupted(KeyboardInterrupt):
+    """Ctrl-C while a call ran: what it produced so far (`output`, from the tool), then the
+    call's result (`result`, for `call_id`, from the executor), for the loop to record."""
+
+    def __init__(self, output: str = ""):
+        super().__init__()
+        self.output = output
+        self.call_id = ""
+        self.result: ToolResult | None = None
 
 
 def counted(count: int, noun: str) -> str:

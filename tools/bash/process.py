@@ -10,7 +10,8 @@ stepagent dies, even by kill -9; when the call ends normally it is killed
 first. The output is read here, in the calling thread, with poll():
 not by a reader that waits for the pipe to close, so a background job cannot
 hold the call open. When the shell ends, at the timeout, at Ctrl-C and when the
-output floods, the whole group is killed.
+output floods, the whole group is killed; at Ctrl-C the output so far goes with
+the interrupt (CallInterrupted).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tools import linux_only
+from tools.base import CallInterrupted
 
 MAX_OUTPUT = 30_000
 FLOOD_LIMIT = 10_000_000
@@ -93,8 +95,11 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
                                preexec_fn=prepare)
     guard = _watchdog(process.pid) if watchdog else None
     output = _Capped()
+    interrupted = False
     try:
         timed_out = _read_until_done(process, output, time.monotonic() + timeout)
+    except KeyboardInterrupt:
+        timed_out = interrupted = True
     finally:
         if guard:
             guard.kill()
@@ -104,6 +109,8 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
         _drain(process, output)
         process.wait()
         process.stdout.close()
+    if interrupted:
+        raise CallInterrupted(output.text())
     return Outcome(output.text(), None if timed_out or output.flooded else process.returncode,
                    timed_out=timed_out, flooded=output.flooded, group=process.pid)
 
