@@ -42,7 +42,8 @@ from models.base import ContextOverflow, Model, ModelError, Reply, ToolCall
 from state import AppState
 from tools.base import CallInterrupted, ToolResult
 
-Ending = Literal["answered", "ended_by_tool", "interrupted", "step_limit", "model_error", "failed", "refused"]
+Ending = Literal["answered", "cut", "ended_by_tool", "interrupted", "step_limit", "model_error",
+                 "failed", "refused"]
 SKIPPED = f"{NOT_RUN} the turn ended before this call."
 FAILED = f"{NOT_RUN} an internal error ended the turn before this call."
 DETAIL_LIMIT = 500
@@ -105,6 +106,8 @@ class Agent:
                 reply = self._step()
                 if reply.tool_calls:
                     continue
+                if reply.cut:  # an answer the server cut or filtered is not taken for whole
+                    return TurnOutcome("cut", reply.text, error=reply.cut)
                 if not (more := next(filter(None, (go_on(reply.text) for go_on in self.before_stop)), "")):
                     return TurnOutcome("answered", reply.text)
                 self.add({"role": "user", "content": more})

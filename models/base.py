@@ -32,6 +32,12 @@ class Usage:
     cached_tokens: int | None = None
 
 
+CUT = {"length": "the reply was cut off at the model's output limit (finish_reason length): "
+                  "what came is incomplete",
+       "content_filter": "the endpoint's content filter stopped the reply (finish_reason "
+                         "content_filter): what came is incomplete"}
+
+
 @dataclass
 class Reply:
     """One whole reply: text, tool calls, and what the server said about it."""
@@ -42,6 +48,11 @@ class Reply:
     reasoning: str = ""
     reasoning_field: str = ""
     finish_reason: str = "stop"
+
+    @property
+    def cut(self) -> str:
+        """Why the reply is not whole (cut at the length limit, or filtered), '' when it is."""
+        return CUT.get(self.finish_reason, "")
 
     def as_message(self) -> dict[str, Any]:
         """The assistant message in Chat Completions form, for the history.

@@ -1,7 +1,9 @@
 """How a -p run ends when its answer is not whole, or nobody reads it.
 
 A reader that goes away (`--output-format stream-json … | head -1`) ends the run
-quietly, as Unix tools end on SIGPIPE; a closed stdout is no internal error.
+quietly, as Unix tools end on SIGPIPE; a closed stdout is no internal error; an
+answer the server cut at its length limit or filtered is reported as such, with
+exit code 1, not taken for a whole answer.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW_TOOL = [{"tool_calls": [{"name": "Bash", "arguments": {"command": "sleep 1"}}]},
@@ -41,3 +45,15 @@ def test_a_closed_stdout_is_no_internal_error(workspace):
                           preexec_fn=lambda: os.close(1))
     assert done.returncode == 0, done.stderr
     assert "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("reason", ["length", "content_filter"])
+def test_an_answer_cut_or_filtered_is_not_taken_for_complete(reason, server, workspace):
+    server.reply(text=["The first half of"], finish=reason)
+    done = subprocess.run(command("-p", "hi", "--output-format", "json"), cwd=workspace,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "OPENAI_BASE_URL": server.url, "COLUMNS": "1000"})
+    result = json.loads(done.stdout)
+    assert done.returncode == 1 and result["exit_code"] == 1
+    assert result["ending"] == "cut" and result["text"] == "The first half of"
+    assert reason in result["error"] and reason in done.stderr and "incomplete" in done.stderr

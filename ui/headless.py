@@ -12,7 +12,8 @@ written byte for byte, since a script reading it wants the model's exact text.
 
 Exit codes (all of them are listed in index.py's EXIT_CODES): 0 answered (or a
 plan approved with --approve-plan, and the work done); 1 the model or a limit
-failed, or the turn stopped on an internal error; 4 the model made a plan and
+failed, the answer was cut off or filtered (`ending` "cut" in JSON; what came is
+still printed), or the turn stopped on an internal error; 4 the model made a plan and
 nobody approved it: the plan is printed (as the answer, or as `plan` in JSON),
 not saved, nothing was changed, and the command to review it in the REPL is
 printed; 5 the turn answered, but calls that needed an answer nobody could give
@@ -58,8 +59,8 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: st
     plan = last_plan(agent.messages) if _plan_unapproved(outcome) else ""
     code = exit_code(outcome, plan, bool(unanswered.denials))
     if output_format == "text":
-        if outcome.ending == "answered" or plan:
-            write_answer(outcome.text if outcome.ending == "answered" else plan, sys.stdout)
+        if outcome.ending in ("answered", "cut") or plan:
+            write_answer(plan or outcome.text, sys.stdout)
     else:
         _write_json(final_record(outcome, plan, code, agent.state.session_id, usage,
                                  unanswered.denials), sys.stdout)
