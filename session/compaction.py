@@ -11,7 +11,10 @@ reminders' log hears the Compacted event).
 estimated history passes a share of the model's context window (the system
 prompt, about a thousand tokens, is left out of the estimate rather than built
 twice per request). `OverflowRecovery` is the loop's answer to a server that
-says the request no longer fits: it compacts from a transcript cut to fit.
+says the request no longer fits: it compacts to the window the server named.
+Either way the model reads the history as a transcript cut to half the window,
+so the request that compacts fits however large the history grew (twenty 60 KB
+reads in one reply would otherwise overflow the compaction itself, for good).
 """
 
 from __future__ import annotations
@@ -73,26 +76,26 @@ def transcript(messages: list[dict[str, Any]], budget_chars: int) -> str:
                  for call in message.get("tool_calls") or []]
         lines.append(f"[{message.get('role')}] {text[:2000]} {' '.join(calls)}".rstrip())
     kept: list[str] = []
+    size = 0
     for line in reversed(lines):
-        if sum(len(k) for k in kept) + len(line) > budget_chars:
+        size += len(line) + 1
+        if size > budget_chars:
             kept.append("[earlier messages omitted]")
             break
         kept.append(line)
     return "\n".join(reversed(kept))
 
 
-def compact(agent: "Agent", transcript_chars: int | None = None) -> str:
+def compact(agent: "Agent", window_tokens: int) -> str:
     """Summarise the history with the model and replace it; returns the summary.
 
-    With `transcript_chars` the model reads the history as a transcript cut to
-    that size, for a history that no longer fits the context window.
+    The model reads the history as a transcript cut to half the window (at about
+    four characters a token, leaving room for the system prompt and the summary),
+    so the request that compacts always fits, however large the history grew.
     """
-    if transcript_chars is None:
-        request = [*agent.request(), {"role": "user", "content": SUMMARY_REQUEST}]
-    else:
-        request = [{"role": "system", "content": agent.system_prompt()},
-                   {"role": "user", "content": f"{transcript(agent.messages, transcript_chars)}"
-                                               f"\n\n{SUMMARY_REQUEST}"}]
+    request = [{"role": "system", "content": agent.system_prompt()},
+               {"role": "user", "content": f"{transcript(agent.messages, window_tokens * 2)}"
+                                           f"\n\n{SUMMARY_REQUEST}"}]
     summary = agent.model.complete(request, [], lambda piece: None).text.strip() or "(empty summary)"
     kept = (wrap("summary", f"{SUMMARY_HEADING}\n{summary}"),
             wrap("continuity", continuity(agent.state, agent.workspace)))
@@ -112,18 +115,17 @@ class AutoCompact:
     def __call__(self, agent: "Agent") -> None:
         if (len(agent.messages) > 2
                 and self.estimate.tokens(agent.messages) > self.window_tokens * self.share):
-            compact(agent)
+            compact(agent, self.window_tokens)
 
 
 @dataclass
 class OverflowRecovery:
-    """When the server says the request no longer fits, compact from a transcript that does."""
+    """When the server says the request no longer fits, compact (to the window it names)."""
 
     window_tokens: int
 
     def __call__(self, agent: "Agent", overflow: ContextOverflow) -> None:
-        # Half the window at about four characters a token leaves room for the prompt and summary.
-        compact(agent, transcript_chars=(overflow.limit or self.window_tokens) * 2)
+        compact(agent, overflow.limit or self.window_tokens)
 
 
 def compaction_layer(agent: "Agent", window_tokens: int = 128_000, share: float = 0.8) -> None:

@@ -97,7 +97,7 @@ class Session:
 
     def compact(self) -> str:
         """Replace the history with the model's summary of it (/compact); returns the summary."""
-        return compact(self.agent)
+        return compact(self.agent, self.context_window)
 
     def recent(self) -> list[SessionInfo]:
         """This workspace's stored sessions, newest first; none when there is no store."""

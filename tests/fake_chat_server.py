@@ -9,7 +9,8 @@ and `reply_stream` (events paced, maybe endless: keep-alives only, slow tokens, 
 reply that never stops); each POST to /chat/completions takes the next one and records
 the request body (and in `spans`, when it came and went). Every request is also
 checked as OpenAI checks it: each assistant tool call must be answered by one
-tool message. GET /models answers
+tool message, and with `window_tokens` a request longer than that window (at
+four characters a token) is refused as OpenAI refuses it. GET /models answers
 with the family's catalog, or 404 when it has none. Loopback only.
 """
 
@@ -113,6 +114,7 @@ class FakeChatServer:
     models: list[dict[str, Any]] | None = None
     url: str = ""
     spans: list[tuple[float, float, dict[str, Any]]] = field(default_factory=list)
+    window_tokens: int | None = None
 
     def reply(self, text: list[str] | None = None, calls: list[tuple[str, Any]] | None = None,
               reasoning: list[str] | None = None, pace: float = 0.0,
@@ -193,6 +195,13 @@ class FakeChatServer:
                 refused = [name for name in server.family.refused_parameters if name in body]
                 if refused:
                     self._send_json(400, refusal_body(server.family, refused[0]))
+                    return
+                tokens = len(json.dumps(body)) // 4
+                if server.window_tokens is not None and tokens > server.window_tokens:
+                    self._send_json(400, {"error": {
+                        "message": f"This model's maximum context length is {server.window_tokens} "
+                                   f"tokens. However, your messages resulted in {tokens} tokens.",
+                        "type": "invalid_request_error", "code": "context_length_exceeded"}})
                     return
                 problem = history_problem(body.get("messages", []), server.family)
                 if problem:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
@@ -11,6 +15,8 @@ from session.compaction import MAX_PLAN_BYTES, AutoCompact
 from session.token_estimate import TokenEstimate
 from tests.harness import Session, call, turn
 from tools.plan_file import save_plan
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TODOS = [{"content": "Write the parser", "status": "in_progress", "activeForm": "Writing the parser"}]
 
@@ -43,7 +49,7 @@ def test_compaction_after_a_plan_carries_the_plan_file_and_todos(workspace):
     session.run("plan")
     from session.compaction import compact
 
-    compact(session.agent)
+    compact(session.agent, 128_000)
     session.run("continue")
     text = "\n".join(str(m["content"]) for m in session.last_request())
     assert "Plan mode is off" in text
@@ -57,7 +63,7 @@ def test_a_huge_plan_file_is_cut_to_80_kib(workspace):
     save_plan(workspace, session.state.session_id, "x" * (MAX_PLAN_BYTES * 2))
     from session.compaction import compact
 
-    compact(session.agent)
+    compact(session.agent, 128_000)
     continuity = session.agent.messages[1]["content"]
     assert continuity.count("x") <= MAX_PLAN_BYTES + 10
     assert continuity.count("x") >= MAX_PLAN_BYTES
@@ -96,3 +102,20 @@ def test_the_running_estimate_matches_the_whole_history_however_it_changes(chang
         elif change == "clear":
             history.clear()
         assert estimate.tokens(history) == len(json.dumps(history)) // 4
+
+
+def test_a_history_far_past_the_window_compacts_from_a_transcript_that_fits(workspace, server):
+    for number in range(20):
+        (workspace / f"part{number}.txt").write_text(f"part {number}\n" + ("x" * 59 + "\n") * 1000)
+    server.window_tokens = 20_000
+    server.reply(calls=[("Read", {"file_path": f"part{number}.txt"}) for number in range(20)])
+    server.reply_text("Summary: twenty parts read.")
+    server.reply_text("All twenty parts are read.")
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--context-window", "20000",
+                           "-p", "read every part"], cwd=workspace, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "OPENAI_BASE_URL": server.url})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "All twenty parts are read."
+    summary_request = server.requests[1]
+    assert len(json.dumps(summary_request)) // 4 <= server.window_tokens
+    assert "[earlier messages omitted]" in summary_request["messages"][-1]["content"]
