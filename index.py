@@ -23,13 +23,14 @@ import os
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NoReturn
 
 from rich.console import Console
 
 from agent.assemble import Layer, assemble
 from agent.subagents import subagent_layer
 from models.base import Model
+from models.bounds import DEFAULT_DEADLINE_SECONDS
 from session.compaction import compaction_layer
 from session.context_tool import session_context_layer
 from session.mentions import mentions_layer
@@ -61,8 +62,8 @@ from ui.workspace_trust import trusted_workspace
 VERSION = "0.1.0"
 
 ENVIRONMENT = """environment:
-  OPENAI_API_KEY   the endpoint's key (without one, and without a local OPENAI_BASE_URL,
-                   the offline lesson model runs)
+  OPENAI_API_KEY   the endpoint's key (optional with OPENAI_BASE_URL; with neither set, or
+                   with --lesson, the offline lesson model runs)
   OPENAI_BASE_URL  an OpenAI-compatible endpoint (default: https://api.openai.com/v1)
   OPENAI_MODEL     the model name (default: gpt-4o-mini; --model wins)
   STEPAGENT_HOME   where sessions, history, memory and checkpoints live (default: ~/.stepagent)
@@ -70,12 +71,22 @@ ENVIRONMENT = """environment:
 
 EXIT_CODES = """exit codes:
   0    answered (-p), or the REPL, --resume list, --export-html, --doctor or --check ended well
-  1    the model, a limit or an internal error failed the run; --doctor or --check found a problem
+  1    the model, a limit or an internal error failed the run, or -p's answer was cut; --doctor or --check found a problem
   2    bad arguments, a --script or --model that cannot be used, or no session to resume
   3    the session to resume is open in another stepagent process (-p never forks it)
   4    -p: a plan awaits approval, nothing was changed (--approve-plan approves it)
   5    -p: answered, but calls that needed an answer nobody could give were denied (listed)
-  130  interrupted (Ctrl-C)"""
+  130  interrupted (Ctrl-C)
+  141  -p: the reader of the output went away (`| head -1`); the run ended there"""
+MAX_CONTEXT_WINDOW = 100_000_000
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a bad argument said in one line on standard error (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Say what is wrong with the command line in one line, and exit with status 2."""
+        self.exit(2, f"{self.prog}: {message} (stepagent --help lists every option)\n")
 
 
 def product_layers(home: Path | None = None, store: SessionStore | None = None,
@@ -124,7 +135,7 @@ def argument_parser() -> argparse.ArgumentParser:
     from ui.headless import OUTPUT_FORMATS
     from ui.slash import HELP
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="stepagent", description="A coding agent that plans before it acts.",
         epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,6 +153,12 @@ def argument_parser() -> argparse.ArgumentParser:
                         "implementation write; bare: the mode in force)")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
     parser.add_argument("--script", type=Path, help="replay a scripted model from a JSON file")
+    parser.add_argument("--lesson", action="store_true",
+                        help="play the offline step-42 lesson, whatever OPENAI_API_KEY and "
+                        "OPENAI_BASE_URL say")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_DEADLINE_SECONDS, metavar="SECONDS",
+                        help="give up on a model request after SECONDS, its retries included "
+                        "(default: %(default)g)")
     parser.add_argument("--record", type=Path, metavar="FILE",
                         help="write this session's model turns as a scenario --script replays")
     parser.add_argument("--check", action="store_true",
@@ -175,11 +192,12 @@ def argument_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The command line, checked; bad values exit with status 2 and a usage line."""
+    """The command line, checked; a bad value exits with status 2 and one line saying why."""
     parser = argument_parser()
     args = parser.parse_args(argv)
     if args.prompt == "-":
-        args.prompt = sys.stdin.read()
+        args.prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
+    args.prompt, args.message = map(as_text, (args.prompt, args.message))
     if args.prompt is not None and not args.prompt.strip():
         parser.error("-p needs a prompt")
     if args.prompt is not None and args.message:
@@ -194,7 +212,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--export-html needs the session: --resume ID or --continue")
     if args.export_html is not None and (args.prompt is not None or args.message):
         parser.error("--export-html only writes a page; run the prompt separately")
+    if not 0 < args.timeout < float("inf"):
+        parser.error("--timeout must be a number of seconds above 0")
+    if not 1000 <= args.context_window <= MAX_CONTEXT_WINDOW:
+        parser.error(f"--context-window must be a number of tokens from 1000 to {MAX_CONTEXT_WINDOW}")
+    if args.model is not None and not args.model.strip():
+        parser.error("--model needs a model name")
+    if args.record is not None and not os.access(args.record.parent, os.W_OK | os.X_OK):
+        parser.error(f"--record {args.record}: the folder {args.record.parent} does not exist "
+                     "or cannot be written")
     return args
+
+
+def as_text(argument: str | None) -> str | None:
+    """An argument as text: bytes that are not UTF-8 (Python keeps them as escapes) become U+FFFD."""
+    if argument is None:
+        return None
+    return argument.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,20 +238,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.doctor:
         from ui.doctor import run_doctor
 
-        return run_doctor(lambda: choose_model(args.script, args.model)[0])
+        return run_doctor(lambda: choose_model(args.script, args.model, lesson=args.lesson,
+                                               deadline=args.timeout)[0])
     view = ConsoleView(Console(stderr=headless, soft_wrap=headless), stream_markdown=not headless,
                        repl=not headless,
                        sandbox_status=sandbox_status)
-    store = startup.open_store(home, view)
     if args.resume == "":
-        return startup.list_sessions(store, workspace, view)
+        return startup.list_sessions(startup.open_store(home, view), workspace, view)
     if args.export_html is not None:
         from ui.export import export_from_command_line
 
-        return export_from_command_line(store, workspace, args.resume or "", args.export_html, view)
-    model = open_model(args.script, args.model, view)
+        return export_from_command_line(startup.open_store(home, view), workspace, args.resume or "",
+                                        args.export_html, view)
+    model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout)
     if model is None:
         return 2
+    store = startup.open_store(home, view)
     state = AppState()
     callbacks = callbacks_for(view, state, headless, args.approve_plan)
     present, approve, ask, confirm = callbacks[:4]

@@ -18,7 +18,8 @@ ToolFinished ("Not run") before the interrupt goes on to the loop, so the
 screen shows one result for it, as it does for a "no". Ctrl-C while the handler
 runs is another matter: the call started, so its result says it was
 "interrupted while running", with its output so far, and that its effects may
-stand; the interrupt carries that result to the loop (CallInterrupted).
+stand (a tool that only asks the user, like ExitPlanMode, is "Not run" as at the
+question); the interrupt carries that result to the loop (CallInterrupted).
 `after_call` may add to a handler's result (the user's PostToolUse hooks do).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
@@ -134,10 +135,10 @@ class Executor:
                 result = capped(tool.handler(args))
         except Exception as exc:  # a broken tool must not break the session
             result = error(f"{call.name} failed: {type(exc).__name__}: {exc}")
-        except KeyboardInterrupt as stop:  # it started: its effects may stand, whatever it shows
+        except KeyboardInterrupt as stop:  # it started: its effects may stand, unless it only asked
             interrupted = stop if isinstance(stop, CallInterrupted) else CallInterrupted()
             so_far = f"\nOutput so far:\n{interrupted.output}" if interrupted.output else ""
-            result = error(RAN_INTERRUPTED + so_far)
+            result = error(INTERRUPTED if tool.requires_user else RAN_INTERRUPTED + so_far)
             interrupted.call_id, interrupted.result = call.id, result
             raise interrupted from None
         else:

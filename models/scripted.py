@@ -66,6 +66,8 @@ def load_script(path: Path, name: str = "") -> ScriptedModel:
         raise ModelError(f"cannot read script {path}: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
         raise ModelError(f"script {path} is not valid JSON: line {exc.lineno}: {exc.msg}") from exc
+    except RecursionError:
+        raise ModelError(f"script {path} is nested too deep to read") from None
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
         raise ModelError(f"script {path} must be a list of turns (objects with text and tool_calls)")

@@ -118,6 +118,6 @@ def test_exit_codes_are_listed_the_same_in_help_and_readme(workspace, tmp_path):
     for line in EXIT_CODES.splitlines()[1:]:
         assert line in shown and line in readme, line
     codes = [int(line.split()[0]) for line in EXIT_CODES.splitlines()[1:]]
-    assert codes == [0, 1, 2, 3, 4, 5, 130]
+    assert codes == [0, 1, 2, 3, 4, 5, 130, 141]
     assert run(workspace, tmp_path / "home", "--resume", "nothing-like-it", "-p", "x").returncode == 2
     assert run(workspace, tmp_path / "home", "--no-such-flag").returncode == 2

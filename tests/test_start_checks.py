@@ -49,3 +49,40 @@ def test_an_invalid_base_url_is_one_line_before_anything_runs(url, workspace, ca
     assert code == 2 and out == ""
     assert "OPENAI_BASE_URL" in err and len(err.strip().splitlines()) == 1
     assert "cannot connect" not in err
+
+
+DEEP_SCRIPT = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--context-window", "0"], "--context-window"), (["--context-window", "-5"], "--context-window"),
+    (["--context-window", "1e23"], "--context-window"), (["--model", ""], "--model"),
+    (["--record", "missing/rec.json"], "missing"), (["--script", "deep.json"], "nested too deep"),
+    (["--timeout", "0"], "--timeout")])
+def test_a_bad_value_is_one_line_on_stderr_before_anything_runs(args, said, server, workspace,
+                                                                 capsys, monkeypatch):
+    (workspace / "deep.json").write_text(DEEP_SCRIPT)
+    for run in (["-p", "hi"], []):
+        code, out, err = run_index(capsys, monkeypatch, *args, *run, OPENAI_BASE_URL=server.url)
+        assert code == 2 and out == ""
+        assert said in err and len(err.strip().splitlines()) == 1, err
+    assert server.requests == [] and not (workspace.parent / "home" / "sessions.db").exists()
+
+
+def test_the_lesson_has_its_own_flag_whatever_the_environment(workspace, capsys, monkeypatch):
+    code, out, err = run_index(capsys, monkeypatch, "--lesson", "-p", "add a greeting file",
+                               OPENAI_API_KEY="sk-real", OPENAI_BASE_URL="http://192.0.2.1/v1")
+    assert code == 4 and "--lesson: running the offline lesson model" in err
+    code, out, err = run_index(capsys, monkeypatch, "--lesson", "--doctor",
+                               OPENAI_API_KEY="sk-real", OPENAI_BASE_URL="http://192.0.2.1/v1")
+    shown = " ".join(out.split())
+    assert code == 0 and "OPENAI_API_KEY alone for OpenAI" in shown and "cannot connect" not in shown
+
+
+def test_p_users_set_the_deadline_of_a_request(server, workspace, capsys, monkeypatch):
+    for _ in range(5):
+        server.hang()
+    code, out, err = run_index(capsys, monkeypatch, "--timeout", "0.5", "-p", "hi",
+                               OPENAI_BASE_URL=server.url)
+    assert code == 1 and out == ""
+    assert "within 0.5 s" in " ".join(err.split()) and len(server.requests) == 1

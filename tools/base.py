@@ -89,8 +89,10 @@ class CallDecision:
 
 
 class CallInterrupted(KeyboardInterrupt):
-    """Ctrl-C while a call ran: what it produced so far (`output`, from the tool), then the
-    call's result (`result`, for `call_id`, from the executor), for the loop to record."""
+    """Ctrl-C while a call ran, with what it produced so far and the result it gets.
+
+    The tool sets `output`; the executor sets `result` (for `call_id`), which the loop records.
+    """
 
     def __init__(self, output: str = ""):
         super().__init__()

@@ -257,8 +257,10 @@ class ConsoleView:
             self.console.print(safe_line(f"  {todo_line(todo)}", style=TODO_STYLES.get(todo.status, "")))
 
     def show_markdown(self, text: str) -> None:
-        """Markdown that came from the model, drawn whole and safely (a reprinted answer), block by
-        block as a streamed reply is."""
+        """Markdown that came from the model, drawn whole and safely (a reprinted answer).
+
+        It is drawn block by block, as a streamed reply is, so its time is bounded too.
+        """
         MarkdownStream(self.console).show(text)
 
     def show_plan(self, plan: str, title: str = "Plan for approval") -> None:

@@ -29,8 +29,10 @@ TOO_DEEP = re.compile(rf"^{LEAD}{{{DEEPEST + 1},}}", re.MULTILINE)
 
 
 def drawable(text: str) -> Markdown | Text:
-    """The block as markdown, or as plain text (to print with soft_wrap=True) when it is too
-    long or too deep for markdown."""
+    """The block as markdown, or as plain text when it is too long or too deep for markdown.
+
+    Print the plain text with soft_wrap=True: the terminal wraps it, in linear time.
+    """
     if len(text) <= MARKDOWN_CHARS and not TOO_DEEP.search(text):
         return safe_markdown(text)
     return Text(safe(TOO_DEEP.sub(lambda lead: lead.group()[:DEEPEST], text)))

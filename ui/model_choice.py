@@ -13,14 +13,17 @@ does not wait for it.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from models.base import Model, ModelError
+from models.bounds import DEFAULT_DEADLINE_SECONDS, RequestBounds
 from models.catalog import checked_name
 from models.scripted import load_script
 from step42_plan_mode.lesson_model import load_lesson
+from ui.safe_text import safe
 
 if TYPE_CHECKING:
     from ui.console import ConsoleView
@@ -33,12 +36,13 @@ CHOSEN_LESSON_BANNER = ("--lesson: running the offline lesson model. It plays th
 LESSON_TRY = " Try: /plan add a greeting file"
 
 
-def choose_model(script: Path | None, name: str | None, repl: bool = True,
-                 lesson: bool = False) -> tuple[Model, str]:
+def choose_model(script: Path | None, name: str | None, repl: bool = True, lesson: bool = False,
+                 deadline: float = DEFAULT_DEADLINE_SECONDS) -> tuple[Model, str]:
     """The model to talk to, and a banner to show (the offline lesson announces itself).
 
     `repl` says a person types at a REPL: only then do the lesson's words name its commands.
-    `lesson` (--lesson) chooses the offline lesson whatever the environment says.
+    `lesson` (--lesson) chooses the offline lesson whatever the environment says; `deadline`
+    (--timeout) bounds each request to a real endpoint, retries included.
 
     A configured OPENAI_BASE_URL is used with or without a key. `name` (--model) is checked
     against the endpoint's catalog when it has one: an unknown name is a ModelError listing
@@ -54,7 +58,8 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True,
     from models.openai_chat import OpenAIChatModel
 
     model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key,
-                            base_url and checked_base_url(base_url))
+                            base_url and checked_base_url(base_url),
+                            bounds=RequestBounds(deadline_seconds=deadline))
     if name:
         model.name = checked_name(name, model.list_models)
     return model, ""
@@ -73,12 +78,16 @@ def checked_base_url(url: str) -> str:
     return url
 
 
-def open_model(script: Path | None, name: str | None, view: "ConsoleView") -> Model | None:
-    """The chosen model with its banner shown and its notices on the screen; None after an error shown."""
+def open_model(script: Path | None, name: str | None, view: "ConsoleView", lesson: bool = False,
+               deadline: float = DEFAULT_DEADLINE_SECONDS) -> Model | None:
+    """The chosen model with its banner shown and its notices on the screen; None after an error.
+
+    The error is one line on standard error: nothing has run yet.
+    """
     try:
-        model, banner = choose_model(script, name, view.repl)
+        model, banner = choose_model(script, name, view.repl, lesson, deadline)
     except ModelError as failure:
-        view.error(str(failure))
+        print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
         return None
     if banner:
         view.notice(banner, style="bold yellow")
