@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LESSON = {"step42_plan_mode", "step42_plan_mode.lesson_model", "step42_plan_mode.minimal"}
 # Today 31 files (5 of them package __init__s) and 2,373 lines: the aim was 20 and 2,200.
 FILES_AT_MOST = 31
-LINES_AT_MOST = 2_440  # the door (PlanReviewed, plan_text, plan_digest, RESULTS) added about 60
+LINES_AT_MOST = 2_490  # the door added about 60; issue 25 about 50 (a call interrupted while running, an answer cut off)
 LOADED = """
 import runpy, sys
 try:
