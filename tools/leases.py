@@ -10,7 +10,9 @@ lists every lease of this PID namespace (LEASE, and DELEG for NFS
 delegations) by device and inode. Read refuses such a file (safe_read.py),
 Grep leaves it out (search.py), and plan-mode Bash covers it with an unreadable
 file (bwrap.py) or keeps it closed by Landlock (kernel_reads.py), for which the
-holder's open descriptors give the file's name. What stays open: a lease whose
+holder's open descriptors give the file's name (kept only when that name still
+leads to the leased inode: a holder in another mount namespace names files
+of its own). What stays open: a lease whose
 holder's descriptors this user cannot see (another user's process, when
 stepagent is not root) against plan-mode Bash, a lease taken after the look,
 and any lease where /proc is missing.
@@ -19,7 +21,7 @@ and any lease where /proc is missing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 LOCKS = "/proc/locks"
@@ -83,7 +85,7 @@ def leased_paths() -> list[str]:
                     paths.add(os.readlink(f"{folder}/{descriptor}"))
             except OSError:
                 continue
-    return sorted(path for path in paths if path.startswith("/") and os.path.isfile(path))
+    return sorted(path for path in paths if path.startswith("/") and _key(Path(path), os.stat) in held)
 
 
 def _files(tree: Path) -> Iterator[Path]:
@@ -92,9 +94,10 @@ def _files(tree: Path) -> Iterator[Path]:
             yield Path(top, name)
 
 
-def _key(path: Path) -> tuple[int, int] | None:
+def _key(path: Path, look: Callable[[Path], os.stat_result] = os.lstat) -> tuple[int, int] | None:
+    """The file's device and inode (of the link itself, unless `look` follows links)."""
     try:
-        info = os.lstat(path)
+        info = look(path)
     except OSError:
         return None
     return info.st_dev, info.st_ino

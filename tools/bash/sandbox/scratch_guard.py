@@ -9,17 +9,17 @@ the guard starts the command as its child, in its own process group, and every
 LOOK_SECONDS adds up the disk space everything beneath FOLDER takes (blocks, so
 a sparse file counts what it holds). Past BYTES it says so on the call's output
 and kills the whole group, itself included; otherwise it ends as the command
-did. At most one look's worth of writing (and one file's bound) passes the
-bound. Standard library only, since `-I -S` leaves site-packages, PYTHONPATH
+did, woken by SIGCHLD the moment it does. At most one look's worth of writing
+(and one file's bound) passes the bound. Standard library only, since `-I -S` leaves site-packages, PYTHONPATH
 and the working folder off the path; it works wherever Python and fork do.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
-import time
 
 LOOK_SECONDS = 0.05
 BLOCK = 512
@@ -40,6 +40,7 @@ def used(folder: str) -> int:
 def main(arguments: list[str]) -> int:
     """Run the command after `--`; its exit code, or the group killed once `folder` passes the bound."""
     folder, limit, _separator, *command = arguments
+    wake = _woken_by_children()
     child = os.fork()
     if child == 0:
         try:
@@ -54,7 +55,17 @@ def main(arguments: list[str]) -> int:
             print(f"\n[stopped: the scratch space ($TMPDIR) took more than {int(limit) >> 20} MiB]",
                   flush=True)
             os.killpg(0, signal.SIGKILL)
-        time.sleep(LOOK_SECONDS)
+        if select.select([wake], [], [], LOOK_SECONDS)[0]:
+            os.read(wake, 4096)
+
+
+def _woken_by_children() -> int:
+    """A pipe that becomes readable when a child ends, so the guard ends with the command at once."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(write_end)
+    return read_end
 
 
 def _as_own(status: int) -> int:
