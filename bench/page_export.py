@@ -10,15 +10,19 @@ is those entries stored ten times over (call ids made unique), since playing
 it would time the agent, not the export; the store is in /dev/shm where there
 is one. The export is what /export --html does: read the entries, tell the
 story, draw the page. Markdown export of the same session
-is timed beside it, as the ratio's baseline. With chromium installed, the time
-the browser takes to load the page, and to draw its end after a jump there, are measured too.
-Target: a 5,000-message session exports in under 3 s of wall-clock time, and
-its page loads in under 3 s; a miss exits non-zero.
+is timed beside it, as the ratio's baseline. With chromium installed, the two
+pages' loads are timed side by side, alternately in one browser, and the time
+to draw the large page's end after a jump there is shown. Targets (CPU time
+and a side-by-side ratio, since wall-clock time on a shared machine measures
+the neighbours): the 5,000-message export takes at most 1.5 s of CPU, and
+its page loads in at most 12× the 500-message page's time (no work at load
+that grows faster than the page); a miss exits non-zero.
 """
 
 from __future__ import annotations
 
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -41,8 +45,8 @@ from ui.export import export_markdown, export_page
 PLAYED = 500
 COPIES = (1, 10)
 RUNS = 3
-EXPORT_TARGET_SECONDS = 3.0
-LOAD_TARGET_SECONDS = 3.0
+EXPORT_TARGET_SECONDS = 1.5
+LOAD_RATIO_TARGET = 12.0
 MESSAGES_PER_TURN = 5
 SOURCE = "".join(f"def step_{n}(value):\n    return value + {n}\n\n" for n in range(40))
 
@@ -126,62 +130,87 @@ SCROLL_TO_END = """new Promise(done => { const start = performance.now();
   requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - start))); })"""
 
 
-def browser_seconds(path: Path) -> tuple[float, float] | None:
-    """Chromium's time to load the page (to its load event, then a frame) and to draw its end after
-    a jump there; None without chromium."""
+@dataclass
+class Export:
+    """One session's export figures."""
+
+    messages: int
+    entries: int
+    wall: float
+    cpu: float
+    markdown: float
+    size: int
+    path: Path
+
+
+def exported(store: SessionStore, session_id: str, workspace: Path, folder: Path) -> Export:
+    """The page export timed (wall and CPU, median of RUNS), the markdown export beside it."""
+    def page() -> str:
+        return export_page(session_id, store.entries(session_id), workspace, store.revisions(session_id))
+
+    walls, cpus = [], []
+    for _ in range(RUNS):
+        wall, cpu = time.perf_counter(), time.process_time()
+        html = page()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    markdown = median_seconds(lambda: export_markdown(session_id, store.entries(session_id)), RUNS)
+    path = folder / f"{session_id}.html"
+    path.write_text(html, encoding="utf-8")
+    entries = store.entries(session_id)
+    return Export(sum(entry.kind == "message" for entry in entries), len(entries), statistics.median(walls),
+                  statistics.median(cpus), markdown, len(html.encode()), path)
+
+
+def browser_figures(small: Path, large: Path) -> tuple[float, float, float] | None:
+    """Chromium's median loads of the two pages (to the load event and a frame), alternately in one
+    browser, and the time to draw the large page's end after a jump there; None without chromium."""
     if shutil.which("chromium") is None:
         return None
     from step42_plan_mode.browser import Browser
 
     with Browser() as browser:
-        browser.open(path)  # the first load warms the browser up
-        start = time.perf_counter()
-        browser.open(path)
-        loaded = time.perf_counter() - start
-        return loaded, browser.evaluate(SCROLL_TO_END) / 1000
+        browser.open(large)  # the first load warms the browser up
+        loads: dict[Path, list[float]] = {small: [], large: []}
+        for _ in range(RUNS):
+            for path in (small, large):
+                start = time.perf_counter()
+                browser.open(path)
+                loads[path].append(time.perf_counter() - start)
+        jump = browser.evaluate(SCROLL_TO_END) / 1000
+    return statistics.median(loads[small]), statistics.median(loads[large]), jump
 
 
 def main() -> int:
-    missed = False
     memory = "/dev/shm" if Path("/dev/shm").is_dir() else None  # playing the session is not a disk bench
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-page-", dir=memory) as scratch:
         folder = Path(scratch)
         start = time.perf_counter()
         store, played_id = played_session(folder, PLAYED)
-        played = time.perf_counter() - start
-        print(f"played {PLAYED} messages through the product in {played:.1f} s")
+        print(f"played {PLAYED} messages through the product in {time.perf_counter() - start:.1f} s")
         workspace = folder / f"workspace-{PLAYED}"
-        for copies in COPIES:
-            session_id = copied(store, played_id, copies)
-            entries = store.entries(session_id)
-
-            def page() -> str:
-                return export_page(session_id, store.entries(session_id), workspace, store.revisions(session_id))
-
-            cpu_start = time.process_time()
-            seconds = median_seconds(page, RUNS)
-            cpu = (time.process_time() - cpu_start) / RUNS
-            markdown = median_seconds(lambda: export_markdown(session_id, store.entries(session_id)), RUNS)
-            html = page()
-            path = folder / f"page-{copies}.html"
-            path.write_text(html, encoding="utf-8")
-            messages = sum(entry.kind == "message" for entry in entries)
-            print(f"{messages:,} messages ({len(entries):,} entries): "
-                  f"page export {seconds * 1000:.0f} ms (median of {RUNS}; {cpu * 1000:.0f} ms of CPU), "
-                  f"markdown export "
-                  f"{markdown * 1000:.0f} ms, ratio {seconds / markdown:.1f}×; page "
-                  f"{len(html.encode()) / 1e6:.2f} MB")
-            timed = browser_seconds(path)
-            loaded = timed[0] if timed else None
-            if timed is not None:
-                print(f"   chromium loads the page in {timed[0] * 1000:.0f} ms and draws its end after a "
-                      f"jump there in {timed[1] * 1000:.0f} ms")
-            if copies == max(COPIES):
-                print(f"   export {verdict(seconds, EXPORT_TARGET_SECONDS, f'{EXPORT_TARGET_SECONDS:.0f} s')}"
-                      + (f", load {verdict(loaded, LOAD_TARGET_SECONDS, f'{LOAD_TARGET_SECONDS:.0f} s')}"
-                         if loaded is not None else ", load not measured (no chromium)"))
-                missed = seconds > EXPORT_TARGET_SECONDS or (loaded or 0) > LOAD_TARGET_SECONDS
+        figures = [exported(store, copied(store, played_id, copies), workspace, folder) for copies in COPIES]
         store.close()
+        for export in figures:
+            print(f"{export.messages:,} messages ({export.entries:,} entries): page export "
+                  f"{export.wall * 1000:.0f} ms ({export.cpu * 1000:.0f} ms of CPU; median of {RUNS}), "
+                  f"markdown export {export.markdown * 1000:.0f} ms, ratio {export.wall / export.markdown:.1f}×; "
+                  f"page {export.size / 1e6:.2f} MB")
+        largest = figures[-1]
+        print(f"   5,000-message export: {largest.cpu:.2f} s of CPU "
+              f"{verdict(largest.cpu, EXPORT_TARGET_SECONDS, f'{EXPORT_TARGET_SECONDS} s')}")
+        missed = largest.cpu > EXPORT_TARGET_SECONDS
+        browser = browser_figures(figures[0].path, largest.path)
+        if browser is None:
+            print("   the pages' load in a browser: not measured (no chromium)")
+        else:
+            small, large, jump = browser
+            ratio = large / small
+            print(f"   chromium loads the 500-message page in {small * 1000:.0f} ms, the 5,000-message one in "
+                  f"{large * 1000:.0f} ms: {ratio:.1f}× for 10× the messages "
+                  f"{verdict(ratio, LOAD_RATIO_TARGET, f'{LOAD_RATIO_TARGET:.0f}×')}; it draws the end after "
+                  f"a jump there in {jump * 1000:.0f} ms")
+            missed = missed or ratio > LOAD_RATIO_TARGET
     return 1 if missed else 0
 
 

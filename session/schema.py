@@ -42,6 +42,17 @@ MIGRATIONS = [
         SELECT searchable_text(payload), session_id, seq, json_extract(payload, '$.role')
         FROM entries WHERE kind = 'message';
     """,
+    # The session id indexed too, so a search is limited to its session inside the index,
+    # not after ranking every session's matches (bench/session_search.py).
+    """
+    CREATE VIRTUAL TABLE entry_words USING fts5(
+        body, session_id, seq UNINDEXED, role UNINDEXED,
+        tokenize = 'porter unicode61');
+    INSERT INTO entry_words (body, session_id, seq, role)
+        SELECT body, session_id, seq, role FROM entry_text;
+    DROP TABLE entry_text;
+    ALTER TABLE entry_words RENAME TO entry_text;
+    """,
     """
     CREATE TABLE plan_revisions (
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,

@@ -131,6 +131,8 @@ class SessionStore:
                        "WHERE session_id = ?", (target, source))
             db.execute("INSERT INTO todos SELECT ?, position, content, status, priority, active_form "
                        "FROM todos WHERE session_id = ?", (target, source))
+            db.execute("INSERT INTO entry_text SELECT body, ?, seq, role FROM entry_text "
+                       "WHERE session_id = ?", (target, source))
             db.execute("INSERT INTO plan_revisions SELECT ?, number, plan, digest, outcome, feedback, "
                        "edits, mode, created FROM plan_revisions WHERE session_id = ?", (target, source))
             db.execute("INSERT INTO checkpoints SELECT ?, number, kind, label, snapshot, position, "
@@ -203,10 +205,14 @@ class SessionStore:
         return rows[0][0] if rows else None
 
     def search(self, session_id: str, expression: str, limit: int) -> list[tuple[int, str, str]]:
-        """The session's messages matching an FTS5 expression, best first: (seq, role, text)."""
+        """The session's messages whose text matches an FTS5 expression, best first: (seq, role, text).
+
+        The index finds the session's rows by its id (a phrase in the session_id column),
+        and ranks them by their text alone."""
+        within = f'session_id : "{session_id.replace(chr(34), chr(34) * 2)}" AND body : ({expression})'
         return self._read("SELECT seq, role, body FROM entry_text WHERE entry_text MATCH ? AND "
-                          "session_id = ? ORDER BY bm25(entry_text) LIMIT ?",
-                          (expression, session_id, limit))
+                          "session_id = ? ORDER BY bm25(entry_text, 1.0, 0.0) LIMIT ?",
+                          (within, session_id, limit))
 
     def exists(self, session_id: str) -> bool:
         """Whether a session with this id is stored."""

@@ -1,7 +1,8 @@
 """The core alone is safe while planning, and with the product's layers a Bash call is judged once.
 
 A hostile model gets the core with no layer (plain Bash, plain files): nothing
-it calls while planning changes the workspace. With the product's layers, the
+it calls while planning changes the workspace, and its plain Read refuses the
+kernel's files (a read there can act) and FIFOs. With the product's layers, the
 Bash classifier is asked exactly once per call whatever the mode, and the
 sandbox is chosen by that one decision: a classifier that wrongly says "read-only"
 still cannot get a plan-mode command out of the sandbox.
@@ -9,6 +10,7 @@ still cannot get a plan-mode command out of the sandbox.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,13 @@ def test_a_write_the_classifier_misses_still_runs_in_the_sandbox(workspace):
     session.run()
     assert seen == ["touch planted"]
     assert not (workspace / "planted").exists()
+
+
+def test_the_cores_read_refuses_kernel_files_and_fifos(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    agent = assemble(tmp_path, AppState(), ScriptedModel([]), lambda plan: PlanReview("reject"),
+                     lambda request: False)
+    read = agent.executor.tools["Read"].handler
+    for path in ("/proc/self/status", "/sys/kernel/notes", str(tmp_path / "pipe")):
+        result = read({"file_path": path})
+        assert result.is_error and "Cannot read" in result.content, path

@@ -1,5 +1,5 @@
 """The session page in a real browser (headless Chromium): it renders with no console error, its own
-script runs, a hostile session's markup never runs, and no request leaves the page."""
+script runs, a hostile session's markup never runs, no request leaves the page, and it prints."""
 
 from __future__ import annotations
 
@@ -114,3 +114,20 @@ def test_the_policy_stops_markup_even_where_escaping_would_have_failed(browser, 
     assert MARKER not in browser.evaluate("document.title"), "a javascript: link does not run either"
     assert loopback.requests == [], "the policy refused every load"
     assert visit.errors and all("Content Security Policy" in error for error in visit.errors)
+
+
+def test_printing_opens_every_call_for_the_print_and_drops_the_colours_background(browser, workspace, tmp_path):
+    store = SessionStore(tmp_path / "db")
+    browser.open(written(tmp_path, page_of(lesson_session(workspace, store), store)))
+    browser.evaluate("window.addEventListener('beforeprint', () => { window.closedWhilePrinting = "
+                     "document.querySelectorAll('details:not([open])').length; })")
+    opened = browser.evaluate("document.querySelectorAll('details[open]').length")
+    browser.call("Page.printToPDF", {}, session=True)
+    assert browser.evaluate("window.closedWhilePrinting") == 0, "every call is printed open"
+    assert browser.evaluate("document.querySelectorAll('details[open]').length") == opened, "and closed after"
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session=True)
+    try:
+        assert browser.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+        assert browser.evaluate("getComputedStyle(document.querySelector('nav')).display") == "none"
+    finally:
+        browser.call("Emulation.setEmulatedMedia", {"media": ""}, session=True)

@@ -227,7 +227,9 @@ from dataclasses import replace
 from tools.bash.tool import make_bash_tool
 from tools.judgement import READ_ONLY
 state = AppState()
-if sys.argv[2] != "build":
+if sys.argv[2] == "yolo":
+    state.select("yolo", "test")
+elif sys.argv[2] != "build":
     state.enter_plan_mode("test")
 layers = detect_layers() if sys.argv[2] != "landlock" else replace(detect_layers(), bwrap=None)
 bash = make_bash_tool(Path(sys.argv[3]), state, lambda text: READ_ONLY, layers=lambda: layers)
@@ -235,7 +237,7 @@ bash.handler({"command": sys.argv[1], "timeout": 120})
 """
 
 
-@pytest.mark.parametrize("mode", ["build", pytest.param("plan", marks=FULL.marks),
+@pytest.mark.parametrize("mode", ["yolo", "build", pytest.param("plan", marks=FULL.marks),
                                   pytest.param("landlock", marks=LANDLOCK.marks)])
 def test_when_stepagent_dies_the_call_and_its_background_jobs_die(files, mode):
     marker = uuid.uuid4().hex

@@ -156,3 +156,17 @@ def test_the_migration_indexes_sessions_stored_before_it(tmp_path):
     db.close()
     store = SessionStore(path)
     assert store.search("sess_old", '"kayak"', 5) == [(1, "assistant", "see below\nWrite\nnotes/kayak.md")]
+
+
+def test_a_search_finds_only_its_own_sessions_words_and_a_fork_has_them_too(tmp_path):
+    """The index finds a session's rows by its id, which another id may contain word by word."""
+    store = SessionStore(tmp_path / "sessions.db")
+    for number, session_id in enumerate(("sess_ab", "sess_ab_c", "sess_c_ab")):
+        store.create_session(session_id, tmp_path)
+        store.append(session_id, "message", {"role": "user", "content": f"kayak trip {number}"})
+    store.copy_session("sess_ab", "sess_fork", tmp_path)
+    assert store.search("sess_ab", '"kayak"', 5) == [(1, "user", "kayak trip 0")]
+    assert store.search("sess_ab_c", '"kayak" OR "trip"', 5) == [(1, "user", "kayak trip 1")]
+    assert store.search("sess_fork", '"kayak"', 5) == [(1, "user", "kayak trip 0")]
+    assert store.search("sess_ab", '"ab" OR "sess"', 5) == [], \
+        "the query's words are looked for in the text, not in the session id"

@@ -18,7 +18,7 @@ from typing import Any
 
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.own_files import write_atomically
-from tools.paths import outside_workspace, resolve, shown
+from tools.paths import in_kernel_folder, outside_workspace, resolve, shown
 from tools.preview import Reader, current_text, diff_preview, edit_preview, unified_diff, write_preview
 
 MAX_READ_BYTES = 10_000_000
@@ -43,9 +43,13 @@ def read_plain(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace")
     """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
 
     Decoded as UTF-8 (`errors` as for bytes.decode), with line ends as text-mode
-    reading gives them. The core's reader: it refuses what is not a regular file,
-    and the hardening layer (tools/safe_read.py) replaces it for host-side reads.
+    reading gives them. The core's reader: it refuses the kernel's folders (a read
+    there can act: /proc/kmsg hands each message to one reader) and what is not a
+    regular file; the hardening layer (tools/safe_read.py) replaces it, and also
+    never blocks, keeps access times and checks the file system it reads.
     """
+    if in_kernel_folder(path.resolve()):
+        raise OSError(errno.EACCES, "it is the kernel's, and such files can act when read")
     if path.exists() and not path.is_file():
         raise OSError(errno.EINVAL, "it is not a regular file")
     with open(path, "rb") as handle:

@@ -30,12 +30,12 @@ import time
 from pathlib import Path
 
 from tools.leases import lease_on, leases
+from tools.paths import in_kernel_folder
 from tools.safe_read import pseudo_filesystem, read_bytes_capped
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 GITDIR = b"gitdir: "
 FIRST_LINE_BYTES = 4096
-KERNEL_FOLDERS = ("/proc", "/sys", "/dev")
 
 
 def ignore_tree(folder: Path, workspace: Path) -> Path:
@@ -45,11 +45,6 @@ def ignore_tree(folder: Path, workspace: Path) -> Path:
     if folder == workspace.resolve() or workspace.resolve() in folder.parents:
         return workspace.resolve()
     return folder
-
-
-def in_kernel_folder(path: Path) -> bool:
-    """Whether `path` is one of the kernel's own file systems, whose files act when read."""
-    return any(path == Path(top) or Path(top) in path.parents for top in KERNEL_FOLDERS)
 
 
 def read_as_ignore_file(path: Path) -> bool:

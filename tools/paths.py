@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
+KERNEL_FOLDERS = ("/proc", "/sys", "/dev")
+
 
 def resolve(workspace: Path, file_path: str) -> Path:
     """The absolute path a tool argument names, relative to the workspace."""
@@ -21,6 +23,11 @@ def outside_workspace(workspace: Path, path: Path) -> str:
     if path == workspace.resolve() or workspace.resolve() in path.parents:
         return ""
     return f"{path} is outside the workspace {workspace}; only files inside it can be changed."
+
+
+def in_kernel_folder(path: Path) -> bool:
+    """Whether `path` is one of the kernel's own file systems, whose files act when read."""
+    return any(path == Path(top) or Path(top) in path.parents for top in KERNEL_FOLDERS)
 
 
 class OutsideWorkspace(PermissionError):

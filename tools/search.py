@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.bash.sandbox.bwrap import search_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
-from tools.ignore_files import ignore_tree, in_kernel_folder, read_as_ignore_file, stray_ignore_file
+from tools.ignore_files import ignore_tree, read_as_ignore_file, stray_ignore_file
 from tools.leases import lease_on, leased_in
-from tools.paths import resolve, shown
+from tools.paths import in_kernel_folder, resolve, shown
 from tools.ripgrep import TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
 
 if TYPE_CHECKING:

@@ -24,6 +24,12 @@ delegated cgroup tree); tools/bash/sandbox/cgroups.py uses one for plan-mode
 calls as root. The marker needs no privilege, and finding it reads /proc once
 (bench/left_running.py measures it).
 
+A call's own scan looks only at the pids handed out since the call began
+(`left_by`): the counter wrapping all the way around to the call's first pid
+within one call (pid_max processes started) would hide a process from that
+report, as dropping the variable does more simply; the sweeps when plan mode
+begins (`left_in`, stop_left_running.py) look at every process.
+
 What it cannot see: a process that drops the variable (`env -i setsid …`,
 programs that clean their environment) or rewrites its own environment
 block; a process whose environ cannot be read (another user's, or a setuid
@@ -80,9 +86,11 @@ def left_by(marker: str, outside_group: int = 0) -> list[LeftProcess]:
     """Live processes carrying `marker` (a call's, or this_stepagent()'s for all its calls).
 
     Processes in `outside_group` (the call's own group, killed but perhaps not yet
-    gone) are not counted.
+    gone) are not counted. Its leader is the call's first process, so only processes
+    created after it are looked at: pids are handed out in increasing order, and
+    when the counter wrapped around since, every process is.
     """
-    return [process for value, process in _marked()
+    return [process for value, process in _marked(since=outside_group)
             if (value == marker or value.startswith(marker + ".")) and process.group != outside_group]
 
 
@@ -119,17 +127,25 @@ def describe(processes: list[LeftProcess]) -> str:
     return f"{counted(len(shown), 'process')} ({names}{more})"
 
 
-def _marked() -> Iterator[tuple[str, LeftProcess]]:
-    """Each live process whose environment carries a marker, with the marker."""
+def _marked(since: int = 0) -> Iterator[tuple[str, LeftProcess]]:
+    """Each live process whose environment carries a marker, with the marker; from pid `since` on
+    when no pid below it can be newer (the counter has not wrapped around since)."""
     wanted = f"{VARIABLE}=".encode()
     if not linux_only.available():
         return
+    lowest = since if since and _last_pid() >= since else 0
     for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
+        if entry.name.isdigit() and int(entry.name) >= lowest:
             value = _marker_of(int(entry.name), wanted)
             process = _describe(int(entry.name)) if value else None
             if process:
                 yield value, process
+
+
+def _last_pid() -> int:
+    """The pid most recently handed out in this PID namespace (the last field of /proc/loadavg)."""
+    with open("/proc/loadavg", encoding="ascii") as loadavg:
+        return int(loadavg.read().split()[-1])
 
 
 def _marker_of(pid: int, wanted: bytes) -> str:

@@ -1,23 +1,27 @@
 """Run one Bash call to its end, and leave nothing of it behind.
 
 The process side of the Bash tool, in every mode. The call starts a session
-of its own (so its processes form one group) with a parent-death signal, so
-the shell dies with stepagent (bubblewrap's --die-with-parent does the same
-for the sandbox inside). What the shell started in the background would not:
-a parent-death signal is not inherited. So a watchdog beside each call (a
-`sh` waiting on a pipe only stepagent holds) kills the call's whole group if
-stepagent dies, even by kill -9; when the call ends normally it is killed
-first. The output is read here, in the calling thread, with poll():
-not by a reader that waits for the pipe to close, so a background job cannot
-hold the call open. When the shell ends, at the timeout, at Ctrl-C and when the
-output floods, the whole group is killed; at Ctrl-C the output so far goes with
-the interrupt (CallInterrupted).
+of its own, so its processes form one group. Its first process is a short `sh`
+that forks a watchdog into that group before it execs the command: the
+watchdog waits on a pipe only stepagent holds and kills the whole group,
+background jobs included, once the pipe closes, that is when stepagent dies,
+even by kill -9; if stepagent died before the watchdog existed, the pipe is
+already closed and the group dies at once, so the command never runs unwatched
+(bubblewrap's --die-with-parent does this work for the sandbox). When the call
+ends normally, the group is killed, watchdog and all. The child runs no Python
+between fork and exec unless the caller asks for it (`in_child`: limits, a
+Landlock ruleset), so subprocess starts it with vfork, several milliseconds
+cheaper than a fork of stepagent's whole memory (bench/bash_safety.py). The
+output is read here, in the calling thread, with poll(): not by a reader that
+waits for the pipe to close, so a background job cannot hold the call open.
+When the shell ends, at the timeout, at Ctrl-C and when the output floods, the
+whole group is killed; at Ctrl-C the output so far goes with the interrupt
+(CallInterrupted).
 """
 
 from __future__ import annotations
 
 import codecs
-import ctypes
 import os
 import select
 import signal
@@ -26,15 +30,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tools import linux_only
 from tools.base import CallInterrupted
+from tools.bash.left_running import VARIABLE
 
 MAX_OUTPUT = 30_000
 FLOOD_LIMIT = 10_000_000
 DRAIN_SECONDS = 0.5
 POLL_SLICE_SECONDS = 0.2  # a sub-agent's thread can only be interrupted between slices
 EXIT_LOOK_SECONDS = 0.02
-PR_SET_PDEATHSIG = 1
+# stdin is the pipe only stepagent holds: fd 3 for the watchdog (which holds none of the output),
+# /dev/null for the command. The call's marker ($1) is exported for the command only, so the
+# watchdog, which may outlive the call by a moment, is never taken for something it left running.
+WATCHED = ('exec 3<&0 </dev/null; (read _ <&3; kill -KILL -$$) >&- 2>&- & '
+           f'[ -z "$1" ] || export {VARIABLE}="$1"; shift; exec 3<&- "$@"')
 
 
 @dataclass
@@ -81,19 +89,17 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
                 watchdog: bool = True) -> Outcome:
     """Run argv with its output captured; return when it ends, times out or floods.
 
-    `watchdog=False` where the command already dies whole with stepagent (bubblewrap);
-    with no `in_child` steps either, the child then runs no Python before exec,
-    which lets subprocess start it with vfork, several milliseconds cheaper than
-    a fork of stepagent's whole memory.
+    `watchdog=False` where the command already dies whole with stepagent (bubblewrap).
     """
-    parent, death_signal = os.getpid(), linux_only.available()
-    prepare = (None if not (watchdog or in_child)
-               else lambda: _prepare_child(parent, in_child, death_signal))
-    process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+    steps = tuple(in_child)
+    if watchdog:
+        argv = ["sh", "-c", WATCHED, "sh", env.get(VARIABLE, ""), *argv]
+        env = {name: value for name, value in env.items() if name != VARIABLE}
+    process = subprocess.Popen(list(argv), cwd=cwd, env=env,
+                               stdin=subprocess.PIPE if watchdog else subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, pass_fds=tuple(pass_fds),
-                               preexec_fn=prepare)
-    guard = _watchdog(process.pid) if watchdog else None
+                               preexec_fn=(lambda: [step() for step in steps]) if steps else None)
     output = _Capped()
     interrupted = False
     try:
@@ -101,11 +107,9 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
     except KeyboardInterrupt:
         timed_out = interrupted = True
     finally:
-        if guard:
-            guard.kill()
-            guard.wait()
-            guard.stdin.close()
         _kill_group(process)
+        if process.stdin:
+            process.stdin.close()
         _drain(process, output)
         process.wait()
         process.stdout.close()
@@ -113,23 +117,6 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
         raise CallInterrupted(output.text())
     return Outcome(output.text(), None if timed_out or output.flooded else process.returncode,
                    timed_out=timed_out, flooded=output.flooded, group=process.pid)
-
-
-def _watchdog(group: int) -> subprocess.Popen:
-    """A process that kills the group `group` once its input closes: that is, when
-    stepagent dies, since only stepagent holds the pipe's other end."""
-    return subprocess.Popen(["sh", "-c", f"read _; kill -KILL -{group}"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-
-
-def _prepare_child(parent: int, steps: Sequence[Callable[[], None]], death_signal: bool) -> None:
-    if death_signal:
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:
-        os._exit(137)
-    for step in steps:
-        step()
 
 
 def _read_until_done(process: subprocess.Popen, output: _Capped, deadline: float) -> bool:
