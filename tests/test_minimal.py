@@ -16,9 +16,11 @@ from tests.test_layout import CORE
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = {"step42_plan_mode", "step42_plan_mode.lesson_model", "step42_plan_mode.minimal"}
-# Today 31 files (5 of them package __init__s) and 2,373 lines: the aim was 20 and 2,200.
+# Today 31 files (5 of them package __init__s) and 2,491 lines: the aim was 20 and 2,200.
 FILES_AT_MOST = 31
-LINES_AT_MOST = 2_490  # the door added about 60; issue 25 about 50 (a call interrupted while running, an answer cut off)
+# The door added about 60; issue 25 about 50 (a call interrupted while running, an answer cut
+# off); the core Read's refusal of kernel files 10.
+LINES_AT_MOST = 2_500
 LOADED = """
 import runpy, sys
 try:
