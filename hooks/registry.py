@@ -67,14 +67,17 @@ class HookRegistry:
 
     def check(self, event: ToolCallEvent) -> Verdict:
         """The first reason from a deny hook, else from an ask hook, else allow."""
-        for decision in ("deny", "ask"):
-            for hook in self.hooks:
-                if hook.decision != decision:
-                    continue
-                answer = hook.callback(event)
-                if isinstance(answer, Verdict):
-                    if answer.decision == "deny" or decision == "ask":
-                        return answer
-                elif answer:
-                    return Verdict(decision, hook.name, answer)
-        return Verdict("allow")
+        return self.first(event, "deny") or self.first(event, "ask") or Verdict("allow")
+
+    def first(self, event: ToolCallEvent, decision: Decision) -> Verdict | None:
+        """The first reason from the hooks of this decision, in order; None if they let it pass."""
+        for hook in self.hooks:
+            if hook.decision != decision:
+                continue
+            answer = hook.callback(event)
+            if isinstance(answer, Verdict):
+                if answer.decision == "deny" or decision == "ask":
+                    return answer
+            elif answer:
+                return Verdict(decision, hook.name, answer)
+        return None

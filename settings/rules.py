@@ -10,7 +10,8 @@ A rule is a tool name, optionally with a specifier in parentheses:
   matches at any depth (`.env` is `a/b/.env` too); `**` crosses folders; a folder covers its files.
 
 Rules about files reach every tool of the family: Read rules cover Read, Grep and Glob (by
-their path argument); Edit and Write rules cover both Write and Edit.
+their path argument, and a search leaves out each file a Read of would be denied: see
+tools/search.py); Edit and Write rules cover both Write and Edit.
 
 The same rule is matched two ways, because the cost of a mistake differs. An allow (or ask)
 rule is read strictly: a command with any shell syntax beyond quoting (`;`, `&&`, `|`, `$(…)`,

@@ -173,6 +173,25 @@ def test_a_deny_rule_holds_in_yolo_however_the_command_is_spelled(run, server, w
     assert all("deny rule" in result for result in tool_results(server.requests[1]))
 
 
+def test_a_read_deny_rule_keeps_the_file_out_of_every_search(run, server, workspace, tmp_path):
+    (workspace / ".env").write_text("TOKEN=hunter2\n")
+    (workspace / "deep" / "er").mkdir(parents=True)
+    (workspace / "deep" / "er" / ".env").write_text("TOKEN=hunter3\n")
+    (workspace / "notes.txt").write_text("TOKEN is read from .env\n")
+    (workspace / "alias.txt").symlink_to(".env")
+    settings_file(user_settings(tmp_path), permissions={"deny": ["Read(.env)"]})
+    server.reply_tool_calls(("Grep", {"pattern": "TOKEN"}), ("Grep", {"pattern": "TOKEN", "path": "deep"}),
+                            ("Glob", {"pattern": "**/*"}), ("Grep", {"pattern": "TOKEN", "glob": ".env"}))
+    server.reply_text("searched")
+    assert run("--mode", "plan", "-p", "find the token")[0] == 0
+    everything, deeper, listed, narrowed = tool_results(server.requests[1])
+    assert "notes.txt:1:TOKEN is read from .env" in everything
+    for result in (everything, deeper, listed, narrowed):
+        assert "hunter" not in result and not any(line.split(":")[0].endswith(".env") for line in result.splitlines())
+    assert "left out: 2 files" in everything and "left out: 1 file " in deeper
+    assert "notes.txt" in listed and "alias.txt" not in listed
+
+
 def test_the_hook_input_carries_plan_while_planning(run, server, workspace, tmp_path):
     (workspace / "notes.txt").write_text("x")
     hook_line, out = recorder(tmp_path, "pre")

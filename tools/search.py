@@ -16,6 +16,10 @@ times alone, as plan mode promises. Without bubblewrap those times may change
 but a regular file is refused; so is one, even in the view, of a tree outside
 the workspace (a parent folder holds the clone's links and what they point at). The kernel's folders (/, /proc, /sys, /dev) are
 never searched: their files act when read.
+
+A search shows nothing a Read would be denied: `search_layer` asks the agent's deny
+hooks (the user's `Read(.env)` rule among them) about each file found, and leaves out
+those they refuse, saying how many.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from hooks.registry import ToolCallEvent
 from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.bash.sandbox.bwrap import search_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
@@ -70,7 +75,7 @@ def grep_arguments(pattern: str, glob: str | None = None, file: str | None = Non
     searched folder, and their globs come last because later globs win."""
     filters = [f"--glob={glob}"] if glob else []
     filters += [f"--glob=!/{_literal(path)}" for path in leave_out]
-    target = ["--", file] if file else []
+    target = ["--", file] if file else ["--null"]
     return ["--line-number", "--no-heading", "--hidden", "--glob=!.git", *filters,
             f"--regexp={pattern}", *target]
 
@@ -80,6 +85,29 @@ def _literal(path: Path) -> str:
     return re.sub(r"([*?\[\]{}\\!])", r"\\\1", path.as_posix())
 
 
+def _named_line(line: str) -> tuple[str, str]:
+    """A `--null` line (`path NUL line:text`) as its path and the line as shown (`path:line:text`)."""
+    path, null, rest = line.partition("\0")
+    return (path, f"{path}:{rest}") if null else ("", line)
+
+
+def _without_hidden(found: Found, folder: Path, hidden: Callable[[Path], bool],
+                    split: Callable[[str], tuple[str, str]]) -> tuple[Found, str]:
+    """The lines of files `hidden` lets through, as shown, and a note of how many files it hid."""
+    verdicts: dict[str, bool] = {}
+    kept = []
+    for line in found.lines:
+        path, shown_line = split(line)
+        if path not in verdicts:
+            verdicts[path] = bool(path) and hidden(folder / path)
+        if not verdicts[path]:
+            kept.append(shown_line)
+    left_out = sum(verdicts.values())
+    note = f"\n(left out: {counted(left_out, 'file')} your permission rules keep from being read)" \
+        if left_out else ""
+    return Found(kept, found.complete, found.problem), note
+
+
 def _leased_note(leased: list[Path], workspace: Path) -> str:
     if not leased:
         return ""
@@ -87,8 +115,11 @@ def _leased_note(leased: list[Path], workspace: Path) -> str:
             "holds a lease on each, and reading would break it and signal that process)")
 
 
-def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_layers) -> list[Tool]:
-    """Glob and Grep, both run by ripgrep in the workspace, in its bubblewrap view where there is one."""
+def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_layers,
+                      hidden: Callable[[Path], bool] = lambda path: False) -> list[Tool]:
+    """Glob and Grep, both run by ripgrep in the workspace, in its bubblewrap view where there is one.
+
+    A file for which `hidden` is true is left out of what they show."""
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
 
@@ -116,7 +147,8 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         found = search(glob_arguments(args["pattern"]), root, leased_in(root))
         if found.problem:
             return error(f"Glob failed: {found.problem}")
-        return ToolResult(_capped(found, "files", sorted), summary=_summary(found, "file"))
+        found, note = _without_hidden(found, root, hidden, lambda line: (line, line))
+        return ToolResult(_capped(found, "files", sorted) + note, summary=_summary(found, "file"))
 
     def grep(args: dict[str, Any]) -> ToolResult:
         root = where(args)
@@ -135,7 +167,9 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
                                       tuple(path.relative_to(folder) for path in leased)), folder, leased)
         if found.problem:
             return error(f"Grep failed: {found.problem}")
-        return ToolResult(_capped(found, "matching lines") + _leased_note(leased, workspace),
+        found, note = _without_hidden(found, folder, hidden,
+                                      lambda line: (file, line) if file else _named_line(line))
+        return ToolResult(_capped(found, "matching lines") + _leased_note(leased, workspace) + note,
                           summary=_summary(found, "match"))
     optional_path = {"path": {"type": "string", "description": "Folder to search (default: workspace)."}}
     return [
@@ -149,5 +183,13 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
 
 
 def search_layer(agent: "Agent") -> None:
-    """The layer: Glob and Grep for the agent, searching in a read-only view where bubblewrap runs."""
-    agent.executor.tools.update({tool.name: tool for tool in make_search_tools(agent.workspace)})
+    """The layer: Glob and Grep for the agent, searching in a read-only view where bubblewrap runs.
+
+    They leave out the files the agent's deny hooks would refuse a Read of."""
+    def hidden(path: Path) -> bool:
+        read = agent.executor.tools.get("Read")
+        event = ToolCallEvent(read, {"file_path": str(path)}, agent.state.view()) if read else None
+        return event is not None and agent.executor.hooks.first(event, "deny") is not None
+
+    tools = make_search_tools(agent.workspace, hidden=hidden)
+    agent.executor.tools.update({tool.name: tool for tool in tools})
