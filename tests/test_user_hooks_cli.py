@@ -192,6 +192,23 @@ def test_a_read_deny_rule_keeps_the_file_out_of_every_search(run, server, worksp
     assert "notes.txt" in listed and "alias.txt" not in listed
 
 
+def test_a_sub_agent_meets_the_users_deny_rules_too(run, server, workspace, tmp_path):
+    (workspace / "victim.txt").write_text("keep me")
+    (workspace / ".env").write_text("TOKEN=hunter2\n")
+    settings_file(user_settings(tmp_path), permissions={"deny": ["Bash(rm:*)", "Read(.env)"]})
+    server.reply_tool_calls(("Agent", {"description": "tidy", "prompt": "remove victim.txt, read .env",
+                                       "subagent_type": "general"}))
+    server.reply_tool_calls(("Bash", {"command": "rm victim.txt"}), ("Read", {"file_path": ".env"}),
+                            ("Grep", {"pattern": "TOKEN"}))
+    server.reply_text("could not")
+    server.reply_text("the sub-agent could not")
+    assert run("--mode", "yolo", "-p", "tidy up")[0] == 0
+    assert (workspace / "victim.txt").read_text() == "keep me"
+    removed, read, searched = tool_results(server.requests[2])
+    assert "deny rule" in removed and "deny rule" in read
+    assert "hunter" not in searched and "left out: 1 file" in searched
+
+
 def test_the_hook_input_carries_plan_while_planning(run, server, workspace, tmp_path):
     (workspace / "notes.txt").write_text("x")
     hook_line, out = recorder(tmp_path, "pre")
