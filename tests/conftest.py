@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +23,22 @@ def pytest_configure(config: pytest.Config) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.environ.get(WITHOUT_LINUX) == "1":
         hide_linux_only(pytest.MonkeyPatch())  # for the whole run (tests/test_without_linux.py)
+    share_bytecode(config)
+
+
+def share_bytecode(config: pytest.Config) -> None:
+    """Let the pythons the suite starts (workers, REPLs, child pytests) compile each module once.
+
+    With PYTHONDONTWRITEBYTECODE set, as on some machines, every one of the hundreds of
+    processes the suite starts compiled the whole project again. They now share one bytecode
+    folder for the run, outside the source tree; a folder chosen by the user is kept.
+    """
+    if os.environ.get("PYTHONPYCACHEPREFIX") or hasattr(config, "workerinput"):
+        return
+    folder = tempfile.mkdtemp(prefix="stepagent-tests-bytecode-")
+    os.environ["PYTHONPYCACHEPREFIX"] = folder
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 @pytest.fixture
