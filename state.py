@@ -15,6 +15,7 @@ import secrets
 from dataclasses import dataclass, field
 from enum import Enum
 
+from agent import MODE_CYCLE
 from agent.events import EventBus, ModeChanged, Todo, TodosChanged, mode_label
 
 
@@ -24,9 +25,6 @@ class PermissionMode(str, Enum):
     BUILD = "build"
     EDIT = "edit"
     YOLO = "yolo"
-
-
-MODE_CYCLE = ("plan", "build", "edit", "yolo")
 
 
 SESSION_ID_PREFIX = "sess_"

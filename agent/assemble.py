@@ -11,7 +11,7 @@ judge (so plan mode denies every command). The UI comes in as callbacks:
 A layer is one function, `layer(agent)`, beside its feature, that fills the
 core's seams: it adds or replaces tools, adds a prompt section, a preparer, a
 listener, an overflow recovery or a batch runner. Nothing here names a layer;
-index.py lists the product's. With no layers this is the whole lesson
+ui/product.py lists the product's. With no layers this is the whole lesson
 (step42_plan_mode/minimal.py runs it).
 """
 

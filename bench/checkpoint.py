@@ -26,7 +26,7 @@ from pathlib import Path
 from common import ROOT, Targets, conditions, ratio, samples  # noqa: F401
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.rewind.checkpoints import Rewind

@@ -24,7 +24,7 @@ from client_overhead import history
 from common import Targets, conditions, ratio
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.openai_chat import OpenAIChatModel
 from models.scripted import ScriptedModel
 from session.journal import Journal

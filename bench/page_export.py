@@ -33,7 +33,7 @@ from typing import Any, Callable
 from common import ROOT, median_seconds, verdict  # noqa: F401
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.base import Reply, Usage
 from models.scripted import ScriptedModel
 from session.journal import Journal

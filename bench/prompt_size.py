@@ -12,7 +12,7 @@ from pathlib import Path
 from common import Targets
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.scripted import ScriptedModel
 from state import AppState
 from tools.plan_mode import PlanReview

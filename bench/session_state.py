@@ -20,7 +20,7 @@ from common import Targets, conditions, median_seconds, ratio
 from prompt_toolkit.formatted_text import to_formatted_text
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.live import Session

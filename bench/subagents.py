@@ -24,7 +24,7 @@ from typing import Any, Callable
 from common import ROOT  # noqa: F401  (puts the project on sys.path)
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.base import Reply
 from models.openai_chat import OpenAIChatModel
 from state import AppState

@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
+from models.defaults import DEFAULT_DEADLINE_SECONDS
 from models.stream import StreamBroken
 
-DEFAULT_DEADLINE_SECONDS = 600.0
 CONNECT_SECONDS = 10.0
 
 

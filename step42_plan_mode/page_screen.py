@@ -24,7 +24,7 @@ import zlib
 from pathlib import Path
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from session.journal import Journal
 from session.store import SessionStore
 from state import AppState

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.scripted import ScriptedModel
 from state import AppState
 from ui.callbacks import interactive_approve

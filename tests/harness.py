@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from agent.approval import PermissionAnswer, PermissionRequest
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from agent.events import ToolDecision
 from models.scripted import ScriptedModel
 from session.journal import Journal

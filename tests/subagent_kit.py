@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from agent.approval import PermissionRequest
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from agent.events import Event
 from agent.subagents import SubAgentDecision, SubAgentFinished
 from models.base import Reply

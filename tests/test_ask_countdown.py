@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tools.ask_user import AskCountdown
-from index import parse_args
+from ui.command_line import parse_args
 from ui.ask_countdown import Countdown
 
 TIMES = AskCountdown("key", started_at=1000.0, visible_at=1060.0, deadline_at=1300.0)

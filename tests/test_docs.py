@@ -123,7 +123,7 @@ def test_the_step_41_delta_counts_the_lines_of_the_current_code():
 
 
 def test_the_readme_names_every_repl_command_and_every_flag():
-    from index import argument_parser
+    from ui.command_line import argument_parser
     from ui.slash import command_names
 
     readme = doc_text(ROOT / "README.md")

@@ -25,6 +25,7 @@ from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 from tests.harness import assert_valid_history
 from ui.plan_review import plan_review
+from ui.product import product_layers
 
 ADAPTS = {"glm": "stream_options", "deepseek": "reasoning"}
 
@@ -36,7 +37,7 @@ def session_on(server: FakeChatServer, workspace: Path, mode: str = "plan"):
     state = AppState()
     state.select(mode, "test")
     agent = assemble(workspace, state, model, lambda plan: plan_review("y"),
-                     lambda question: True, index.product_layers())
+                     lambda question: True, product_layers())
     return agent, state, notices
 
 

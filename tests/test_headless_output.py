@@ -111,7 +111,7 @@ def test_a_session_resumed_after_p_says_its_plan_awaits_review(workspace, tmp_pa
 
 
 def test_exit_codes_are_listed_the_same_in_help_and_readme(workspace, tmp_path):
-    from index import EXIT_CODES
+    from ui.command_line import EXIT_CODES
 
     shown = run(workspace, tmp_path / "home", "--help").stdout
     readme = (ROOT / "README.md").read_text()

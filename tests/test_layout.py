@@ -24,7 +24,7 @@ UI_LIBRARIES = {"ui", "rich", "prompt_toolkit"}
 LATE_LIBRARIES = {"openai", "prompt_toolkit", "asyncio", "rich.markdown", "rich.syntax"}
 MODULES_AFTER_CHOOSING_A_REAL_MODEL = """
 import sys, threading
-import index
+import ui.product
 from ui.model_choice import choose_model
 choose_model(None, None)
 for thread in threading.enumerate():
@@ -33,6 +33,7 @@ for thread in threading.enumerate():
 print(" ".join(sys.modules))
 """
 CORE = [  # the lesson's core, lowest first, by exact module name: it imports no layer
+    "agent",  # the package: its docstring and the modes' names, a leaf the command line reads
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
     "models", "models.base",  # what the loop needs from a model
     "state",
@@ -41,7 +42,7 @@ CORE = [  # the lesson's core, lowest first, by exact module name: it imports no
     "tools.plan_file", "tools.plan_mode_text", "tools.plan_mode",  # the plan-mode tools
     "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge
     "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask", "hooks.session_rules",
-    "agent", "agent.approval", "agent.history", "agent.prompt", "agent.executor", "agent.loop",
+    "agent.approval", "agent.history", "agent.prompt", "agent.executor", "agent.loop",
     "agent.assemble",  # the core composition: the core's parts, then the layers it is given
 ]
 CORE_ENTRY = "agent.assemble"
@@ -54,7 +55,7 @@ LAYERS = [  # above the whole core, lowest first; a module stands where the long
     "session",  # the store, the journal, compaction, reminders
     "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks
     "ui",
-    "index",  # the product: its list of layers
+    "index",  # the entry: the command line parsed, then the product (ui/product.py)
     "step42_plan_mode",  # the lesson reads the code; nothing imports it
 ]
 NO_LAYER_IN_THE_CORE = {"sqlite3", "openai", "httpx", "rich", "prompt_toolkit", "tree_sitter",

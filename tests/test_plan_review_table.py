@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.live import Session

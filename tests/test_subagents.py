@@ -10,7 +10,7 @@ import pytest
 
 import agent.subagents
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from agent.events import TokensUsed
 from agent.subagents import SubAgentTokensUsed
 from models.catalog import ModelInfo

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from agent.assemble import assemble
-from index import product_layers
+from ui.product import product_layers
 from models.openai_chat import OpenAIChatModel
 from session.journal import Journal
 from session.live import Session

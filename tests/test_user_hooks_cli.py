@@ -272,7 +272,7 @@ def test_try_calls_runs_a_recorded_call_through_the_hooks_without_running_it(
 def test_a_rule_kept_for_the_project_holds_in_the_next_session_and_lists_where(workspace, tmp_path):
     from agent.approval import PermissionAnswer
     from agent.assemble import assemble
-    from index import open_user_settings, product_layers
+    from ui.product import open_user_settings, product_layers
     from models.scripted import ScriptedModel
     from settings.listing import rule_lines
     from state import AppState

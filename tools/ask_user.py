@@ -1,7 +1,7 @@
 """AskUserQuestion: the model asks the user a few multiple-choice questions.
 
 The answers are never the model's to give: an `ask` callback injected by
-index.py (the console's in the REPL, an instant "nobody here" in -p, a fake in
+ui/product.py (the console's in the REPL, an instant "nobody here" in -p, a fake in
 tests) puts the questions to the user and returns what they chose. Without that
 callback the tool refuses to run. Like ExitPlanMode it `requires_user`, so it
 reaches the user in every mode, yolo included, and it is allowed while planning.

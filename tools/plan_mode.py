@@ -1,7 +1,7 @@
 """EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out.
 
 ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is injected
-by index.py (a fake in tests) and answers with a PlanReview carrying the exact text
+by ui/product.py (a fake in tests) and answers with a PlanReview carrying the exact text
 the user saw last, their own edits included. That text is what is approved, saved
 byte for byte and named by its SHA-256 in the trace (PlanReviewed). It runs only
 while planning. RESULTS is the table of how a review can end and what the model is

@@ -10,7 +10,7 @@ written byte for byte, since a script reading it wants the model's exact text.
 --output-format stream-json  one JSON object per line as things happen (messages, tool
                              decisions, tool results), then the same final object
 
-Exit codes (all of them are listed in index.py's EXIT_CODES): 0 answered (or a
+Exit codes (all of them are listed in ui/command_line.py's EXIT_CODES): 0 answered (or a
 plan approved with --approve-plan, and the work done); 1 the model or a limit
 failed, the answer was cut off or filtered (`ending` "cut" in JSON; what came is
 still printed), or the turn stopped on an internal error; 4 the model made a plan and
@@ -41,7 +41,6 @@ from ui.console import ConsoleView
 from ui.safe_text import safe
 from ui.startup import resume_command
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
 PLAN_NOT_APPROVED = 4
 UNANSWERED_DENIALS = 5
 READER_GONE = 141

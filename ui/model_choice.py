@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from models.base import Model, ModelError
-from models.bounds import DEFAULT_DEADLINE_SECONDS, RequestBounds
+from models.bounds import RequestBounds
 from models.catalog import checked_name
+from models.defaults import DEFAULT_DEADLINE_SECONDS, DEFAULT_MODEL
 from models.scripted import load_script
 from step42_plan_mode.lesson_model import load_lesson
 from ui.safe_text import safe
@@ -28,7 +29,6 @@ from ui.safe_text import safe
 if TYPE_CHECKING:
     from ui.console import ConsoleView
 
-DEFAULT_MODEL = "gpt-4o-mini"
 LESSON_BANNER = ("No OPENAI_API_KEY or OPENAI_BASE_URL: running the offline lesson model. It plays "
                  "the step-42 lesson and follows your answers.")
 CHOSEN_LESSON_BANNER = ("--lesson: running the offline lesson model. It plays the step-42 lesson "

@@ -27,7 +27,8 @@ from prompt_toolkit.key_binding import KeyBindings
 from agent.events import Todo
 from agent.loop import TurnOutcome, unexpected
 from session.live import Session
-from state import MODE_CYCLE, AppState
+from agent import MODE_CYCLE
+from state import AppState
 from tools.bash.left_running import left_by, this_stepagent
 from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
 from ui.callbacks import UICallbacks

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from agent import MODE_CYCLE
 from models.base import ModelError
 from models.catalog import checked_name, format_catalog
 from session.live import Session, SessionBusy
@@ -21,7 +22,6 @@ from hooks.session_rules import KEPT_WHERE
 from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
 from session.plan_revisions import pending_plan
-from state import MODE_CYCLE
 from step42_plan_mode.lesson_model import LessonModel
 from tools.plan_file import saved_plan
 from tools.plan_mode import EXIT_PLAN_MODE
@@ -30,33 +30,8 @@ from ui.export import EXPORTS, NotAnExport, export_session
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.rewind_command import run_rewind
 from ui.safe_text import safe
+from ui.slash_help import HELP, command_names
 from ui.startup import session_lines
-
-HELP = """Commands:
-  /plan [task]   enter plan mode (and send the task, if given)
-  /plan show     print the plan under review, saved for later, or approved
-  /plan approve  review the plan saved for later again (y, e, c, s, n as at any review)
-  /mode NAME     switch mode: plan, build, edit or yolo (leaving plan mode this way is allowed)
-  /todos         show the todo list
-  /trace         show mode changes and hook decisions of this session, with the reasons
-  /hooks         list the hooks in effect, with their file and event (settings.json)
-  /permissions   list the permission rules in effect, with where each was set
-  /last          show the whole output of the latest command
-  /usage         tokens spent in this session, and how full the context window is
-  /diff          what this session's Write and Edit calls changed, as a diff
-  /rewind [N]    list this session's prompts, or restore files and conversation to just before
-                 prompt N (/rewind N code or /rewind N conversation: one of them)
-  /clear         start a fresh conversation (a new session; mode and "don't ask again" rules stay)
-  /model [NAME]  list the endpoint's models, or switch to one
-  /lesson        restart the offline lesson (a fresh conversation, in build mode, asking again)
-  /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
-  /resume [ID]   list this workspace's sessions, or resume one
-  /fork ID       continue a session in a new one with a copy of its history
-  /memory [NAME] list this workspace's memories, or open one in $EDITOR
-  /export [--html] [FILE]  this session as markdown (--html: one HTML page) to FILE or .stepagent/exports/
-  /help          this help
-  /exit          leave (Ctrl-D works too)
-Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
 
 
 @dataclass(frozen=True)
@@ -152,11 +127,6 @@ def _settings_lines(name: str, session: Session) -> list[str]:
     answered = [(rule.label, f"your answer, for {KEPT_WHERE[rule.kept]}")
                 for rule in session.agent.executor.rules.rules]
     return rule_lines(in_effect, waiting, answered)
-
-
-def command_names() -> list[str]:
-    """Every command /help lists, by name."""
-    return list(dict.fromkeys(line.split()[0] for line in HELP.splitlines() if line.startswith("  /")))
 
 
 def unknown_command(name: str) -> str:

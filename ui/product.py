@@ -1,0 +1,183 @@
+"""The product: the layers stepagent attaches to the core, and one run as the command line asked.
+
+`product_layers` lists the layers the product attaches to the core (agent/assemble.py),
+each one function beside its feature. `run` builds the state and the model, injects the
+UI callbacks — ExitPlanMode's `present`, the permission `approve` and AskUserQuestion's
+`ask` (ui/callbacks.py) — and hands the agent to the REPL or to one headless turn. Which
+model runs is ui/model_choice.py's; the store, its journal and resume are ui/startup.py's.
+index.py imports this module only once the command line has been parsed (ui/command_line.py),
+so `--help` and a bad flag load none of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+from rich.console import Console
+
+from agent.assemble import Layer, assemble
+from agent.subagents import subagent_layer
+from models.base import Model
+from session.compaction import compaction_layer
+from session.context_tool import session_context_layer
+from session.mentions import mentions_layer
+from session.recording import Recorder, load_recording, replay_answers
+from session.reminders import reminders_layer
+from session.rewind.layer import rewind_layer
+from session.store import SessionStore, default_home
+from settings.user_hooks import UserHooks, load_user_settings
+from settings.user_layer import user_events_layer, user_rules_layer
+from state import AppState
+from tools.ask_user import Answers, Questionnaire, ask_user_layer
+from tools.bash.classifier.classify import classify
+from tools.bash.layer import bash_layer
+from tools.bash.sandbox.status import sandbox_status
+from tools.bash.stop_left_running import stop_left_running_layer
+from tools.judgement import Judgement
+from tools.list_models import list_models_layer
+from tools.memory import memory_layer
+from tools.plan_mode import PlanReview
+from tools.safe_read import hardened_reads_layer
+from tools.search import search_layer
+from tools.todos import todo_layer
+from ui import startup
+from ui.callbacks import callbacks_for
+from ui.console import ConsoleView
+from ui.model_choice import choose_model, open_model
+from ui.workspace_trust import trusted_workspace
+
+
+def product_layers(home: Path | None = None, store: SessionStore | None = None,
+                   ask: Callable[[Questionnaire], Answers] | None = None,
+                   ask_timeout: float | None = None, window: tuple[int, float] = (128_000, 0.8),
+                   classifier: Callable[[str], Judgement] = classify,
+                   model_named: Callable[[str], Model] | None = None,
+                   user_hooks: UserHooks | None = None) -> list[Layer]:
+    """The product: what attaches to the core, in order. Sub-agents get the tool layers only.
+
+    Without `home` there is no memory and no rewind, without `store` no ReadSessionContext
+    (and rewind's checkpoints last only as long as the process), without `user_hooks` none of
+    the user's settings (hooks and permission rules).
+    """
+    tool_layers: list[Layer] = [
+        hardened_reads_layer,  # Read, Write and Edit read host files the safe way
+        partial(bash_layer, classifier=classifier),  # judged once, sandboxed while planning
+        search_layer,  # Glob and Grep: ripgrep, in a read-only view
+        todo_layer,  # TodoWrite and TodoRead
+        list_models_layer,  # ListModels: the endpoint's catalog
+    ]
+    if home is not None:
+        tool_layers.append(partial(memory_layer, home=home))  # Remember, Forget, the memory section
+    if store is not None:
+        tool_layers.append(partial(session_context_layer, store=store))  # ReadSessionContext
+    if user_hooks is not None:
+        tool_layers.append(partial(user_rules_layer, hooks=user_hooks))  # deny/ask/allow rules, tool hooks
+    prompt_layers = [partial(user_events_layer, hooks=user_hooks)] if user_hooks is not None else []
+    layers = [
+        *tool_layers,
+        partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # AskUserQuestion
+        stop_left_running_layer,  # plan mode stops what Bash calls left running
+        partial(subagent_layer, child_layers=tool_layers, model_named=model_named),  # Agent
+        partial(compaction_layer, window_tokens=window[0], share=window[1]),
+        reminders_layer,  # plan-mode, plan-ended and todo reminders
+        mentions_layer,  # a #sess_… in the user's message points at ReadSessionContext
+        *prompt_layers,  # the user's UserPromptSubmit, SessionStart and Stop hooks
+    ]
+    if home is not None:  # a checkpoint before each prompt, and /rewind
+        layers.append(partial(rewind_layer, home=home, store=store))
+    return layers
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run stepagent as the checked command line asks; the return value is the exit code."""
+    headless, workspace, home = args.prompt is not None or args.try_calls, Path.cwd(), default_home()
+    if args.doctor:
+        from ui.doctor import run_doctor
+
+        return run_doctor(lambda: choose_model(args.script, args.model, lesson=args.lesson,
+                                               deadline=args.timeout)[0])
+    view = ConsoleView(Console(stderr=headless, soft_wrap=headless), stream_markdown=not headless,
+                       repl=not headless,
+                       sandbox_status=sandbox_status)
+    if args.resume == "":
+        return startup.list_sessions(startup.open_store(home, view), workspace, view)
+    if args.export_html is not None:
+        from ui.export import export_from_command_line
+
+        return export_from_command_line(startup.open_store(home, view), workspace, args.resume or "",
+                                        args.export_html, view)
+    model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout)
+    if model is None:
+        return 2
+    store = startup.open_store(home, view)
+    state = AppState()
+    callbacks = callbacks_for(view, state, headless, args.approve_plan)
+    present, approve, ask, confirm = callbacks[:4]
+    user_hooks = open_user_settings(home, workspace, view, confirm, args.trust_workspace)
+    if args.try_calls:
+        return try_calls_from(args, state, model, present, view, user_hooks)
+    state.events.subscribe(view.on_event)
+    if args.check:
+        present, approve = replay_answers(load_recording(args.script))
+    if args.record:
+        recorder = Recorder(args.record, state, workspace, f"Recorded with {model.name}")
+        state.events.subscribe(recorder.on_event)
+    agent = assemble(workspace, state, model, present, approve,
+                     product_layers(home, store, ask, args.ask_timeout,
+                                    (args.context_window, args.compact_at), user_hooks=user_hooks))
+    startup.show_agent_on(view, agent)
+    session = startup.open_session(agent, store, home, view, args.context_window)
+    session.user_hooks = user_hooks
+    callbacks.bind(session)
+    failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
+    if failed is not None:
+        return failed
+    if args.mode:
+        planning = state.plan_mode
+        state.select(args.mode, f"--mode {args.mode}")
+        if planning and not state.plan_mode:
+            view.notice(f"The resumed session was planning: --mode {args.mode} left plan mode, and "
+                        "no plan was approved.", style="yellow")
+    if args.check:
+        from ui.replay import run_check
+
+        return run_check(agent, load_recording(args.script), view)
+    if headless:
+        from ui.headless import run_headless
+
+        return run_headless(agent, args.prompt, view, args.output_format)
+    from ui.repl import history_at, run_repl
+
+    return run_repl(session, view, history_at(home / "history"), args.message or "", callbacks)
+
+
+def open_user_settings(home: Path, workspace: Path, view: ConsoleView,
+                       confirm: Callable[[str], bool] | None, trust_flag: bool) -> UserHooks:
+    """The user's hooks and rules for this run: trust asked about once, each problem one line."""
+    loaded = load_user_settings(home, workspace, trusted_workspace(home, workspace, view, confirm,
+                                                                   trust_flag))
+    for problem in loaded.settings.problems:
+        view.error(problem)
+    if loaded.off:
+        view.notice(loaded.off, style="yellow")
+    return UserHooks(loaded.settings, workspace, home, notify=view.error, waiting=loaded.waiting_for_trust)
+
+
+def try_calls_from(args: argparse.Namespace, state: AppState, model: Model,
+                   present: Callable[[str], PlanReview], view: ConsoleView, user_hooks: UserHooks) -> int:
+    """--try-calls FILE: the calls decided by the hooks and rules, nothing run (ui/try_calls.py)."""
+    from ui.try_calls import NotCalls, read_calls, try_calls, would_ask
+
+    try:
+        calls = read_calls(args.try_calls)
+    except NotCalls as failure:
+        view.error(str(failure))
+        return 2
+    agent = assemble(Path.cwd(), state, model, present, would_ask,
+                     product_layers(default_home(), user_hooks=user_hooks))
+    if args.mode:
+        state.select(args.mode, "--mode")
+    return try_calls(agent, calls, view)
