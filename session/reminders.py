@@ -6,9 +6,10 @@ sees when it was said. `Reminders` is one of the agent's preparers; `due_reminde
 only answers what is due, and `ReminderLog.record` notes what was sent.
 The rules, each read off the state and the history:
 
-  plan-mode   on entering plan mode, then after every 5 real user messages;
-              the full text the 1st, 6th, 11th… time, a short one otherwise;
-              the first one after re-entering also points at the saved plan
+  plan-mode   on entering plan mode, then after every 5 real user messages: a short
+              note of when it was said, since the instructions themselves lead the
+              system prompt at every request (said twice, they would cost tokens and
+              say nothing new); the first one after re-entering points at the saved plan
   plan-ended  once, on the next request after plan mode ends
   todo        when TodoWrite is a tool and 10 assistant messages have passed
               since both the last TodoWrite call and the last todo reminder
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from agent.loop import Agent
 
 PLAN_INTERVAL = 5
-FULL_EVERY = 5
 TODO_INTERVAL = 10
 
 PLAN_REENTRY = ("A plan from earlier in this session is saved at {path}. Read it first; then "
@@ -80,8 +80,7 @@ def due_reminders(state: AppState, log: ReminderLog, messages: list[dict[str, An
         due.append(wrap("plan-ended", plan_mode_text.ENDED))
     if state.plan_mode and (log.plan_sent == 0 or
                             _user_messages_since(messages, "plan-mode") >= PLAN_INTERVAL):
-        full = log.plan_sent % FULL_EVERY == 0
-        text = f"{plan_mode_text.RULES}\n{plan_mode_text.WORKFLOW}" if full else plan_mode_text.STILL_ACTIVE
+        text = plan_mode_text.STILL_ACTIVE
         saved = saved_plan(workspace, state.session_id)
         if log.plan_sent == 0 and saved:
             text += "\n" + PLAN_REENTRY.format(path=saved)

@@ -318,13 +318,14 @@ def test_plan_answers_are_read_as_the_question_says(answer, review):
     assert plan_review(answer) == review
 
 
-def test_enter_plan_mode_sends_the_instructions_and_says_when_it_was_already_on(workspace):
+def test_enter_plan_mode_points_at_the_instructions_and_says_when_it_was_already_on(workspace):
     session = Session(workspace, [turn("", call("EnterPlanMode")), turn("", call("EnterPlanMode")),
                                   turn("ok")])
     session.run()
     first, second = session.tool_results()
-    assert first == plan_mode_text.full_instructions()
-    assert second.startswith("Plan mode was already on.") and second.endswith(first)
+    assert first.startswith("Plan mode is on.") and second.startswith("Plan mode was already on.")
+    assert plan_mode_text.WORKFLOW in session.model.requests[1][0]["content"]
+    assert not any(plan_mode_text.RULES in result for result in (first, second))
 
 
 def test_the_audit_trail_names_the_tool_that_entered_and_the_approval_that_left(workspace):

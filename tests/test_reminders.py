@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent.history import reminder_kind
 from tests.harness import Session, call, turn
+from tools import plan_mode_text
 
 
 def kinds(session: Session) -> list[str]:
@@ -42,7 +43,7 @@ def test_no_todo_reminder_without_the_todowrite_tool(workspace):
     assert "todo" not in kinds(session)
 
 
-def test_plan_reminder_on_entry_then_every_five_user_messages_full_every_fifth(workspace):
+def test_plan_reminder_on_entry_then_every_five_user_messages_short_as_the_prompt_has_the_rules(workspace):
     session = Session(workspace, [turn(f"answer {n}") for n in range(30)], mode="plan")
     sent_at = []
     for number in range(1, 31):
@@ -52,8 +53,8 @@ def test_plan_reminder_on_entry_then_every_five_user_messages_full_every_fifth(w
             sent_at.append(number)
     assert sent_at == [1, 6, 11, 16, 21, 26]
     texts = reminders_of(session, "plan-mode")
-    full = [n for n, text in enumerate(texts, 1) if "four phases" in text]
-    assert full == [1, 6]
+    assert not [text for text in texts if plan_mode_text.WORKFLOW in text or plan_mode_text.RULES in text]
+    assert plan_mode_text.WORKFLOW in session.model.requests[-1][0]["content"]
 
 
 def test_plan_ended_reminder_once_after_approval(workspace):

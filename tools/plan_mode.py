@@ -80,8 +80,8 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
     """EnterPlanMode and ExitPlanMode, with ExitPlanMode's review injected as `present`."""
     def enter(args: dict[str, Any]) -> ToolResult:
         entered = state.enter_plan_mode(ENTER_PLAN_MODE)
-        return ToolResult(("" if entered else "Plan mode was already on.\n") +
-                          plan_mode_text.full_instructions())
+        return ToolResult(("Plan mode is on. " if entered else "Plan mode was already on. ") +
+                          plan_mode_text.ENTERED)
 
     def exit_plan(args: dict[str, Any]) -> ToolResult:
         if not state.plan_mode:

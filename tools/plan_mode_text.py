@@ -1,8 +1,8 @@
 """The words plan mode says to the model, written once.
 
-The system prompt's plan section (agent/prompt.py), the plan-mode reminder
-(session/reminders.py) and EnterPlanMode's result (tools/plan_mode.py) are all
-built from these pieces, so they can never contradict each other. A sub-agent
+The system prompt's plan section (agent/prompt.py) carries the instructions, at every request
+and only there; EnterPlanMode's result (tools/plan_mode.py) and the plan-mode reminder
+(session/reminders.py) point at them, so each reaches the model once per request. A sub-agent
 started while planning gets SUBAGENT instead: it has no way out of plan mode.
 """
 
@@ -18,7 +18,10 @@ EXIT = ("ExitPlanMode is how the user sees and approves a plan: never ask \"is t
         "prose. If the user rejects the plan, wait for them to speak before presenting again. The "
         "user can also leave plan mode themselves (/mode or Shift+Tab); you will be told when that "
         "happens.")
-STILL_ACTIVE = "Plan mode is still active: research only, then present the plan with ExitPlanMode."
+ENTERED = ("Its instructions lead the system prompt from the next request on. Research first; "
+           "do not write or edit any file yet.")
+STILL_ACTIVE = ("Plan mode is active (the system prompt's first section): research only, then "
+                "present the plan with ExitPlanMode.")
 SUBAGENT = ("Plan mode is active: the agent that started you is planning, so you work under the "
             "same rules. Do not edit files or run commands that change anything; such calls are "
             "denied. You cannot leave plan mode. Research what your task asks and report your "
