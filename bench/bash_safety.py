@@ -4,8 +4,8 @@ Classifier: median over the whole corpus (mutating and read-only commands).
 Sandbox: the Bash tool running `true` while planning, for each set of layers
 this machine offers (full: bubblewrap + seccomp + Landlock + limits; without
 bubblewrap: Landlock + seccomp + limits), and in build mode, where `true` runs
-without a question and so within the limits (and, for root, without
-capabilities: sandbox/unasked.py), each minus the same approved by the user
+without a question and so in the sandbox found here (sandbox/unasked.py),
+each minus the same approved by the user
 (yolo mode: no bound at all), and `subprocess.run(['true'])`, the floor. The
 variants take turns, call by call, so a change in the machine's load falls on
 all of them alike; the load average is printed before and after, since the

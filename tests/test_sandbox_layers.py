@@ -89,8 +89,15 @@ def test_with_the_full_sandbox_the_configured_program_changes_nothing(repository
     assert not (repository / "made.txt").exists()
 
 
-def test_outside_plan_mode_nothing_is_narrowed(repository):
-    bash = make_bash_tool(repository, AppState(), classify, layers=lambda: NOTHING)
+def test_outside_plan_mode_what_runs_unasked_is_narrowed_and_yolo_is_not(repository):
+    """Build mode runs a read-only command without a question, so it runs it as plan mode does:
+    without the full sandbox, a git diff is not read-only there (the user is asked); yolo asks
+    nothing and runs every command as the user's own."""
+    state = AppState()
+    bash = make_bash_tool(repository, state, classify, layers=lambda: NOTHING)
+    assert not bash.judge_call({"command": "git diff"}).read_only
+    assert bash.judge_call({"command": "git log --oneline"}).read_only
+    state.select("yolo", "test")
     assert bash.judge_call({"command": "git diff"}).read_only
 
 

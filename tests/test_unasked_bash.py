@@ -1,10 +1,13 @@
 """What Bash runs without a question is bounded; what the user approved runs as the user's own.
 
-Outside plan mode a command the classifier judges read-only runs at once. It
-gets plan mode's resource limits, cannot open the kernel's files that act when
-read (through a link either) and, for root, holds no capabilities; a command
-the user approved (asked in build mode, or run in yolo mode) runs unbounded.
-The classifier refuses, by their names, kernel files that act when read.
+Outside plan mode a command the classifier judges read-only runs at once, in
+plan mode's sandbox (tools/bash/sandbox/unasked.py): it gets plan mode's
+resource limits, cannot open the kernel's files that act when read (through a
+link either: they are hidden or refused) and, for root, holds no
+capabilities; a command the user approved (asked in build mode, or run in
+yolo mode) runs unbounded. The classifier refuses, by their names, kernel
+files that act when read. (A repository's config that runs programs from
+such a command: tests/test_hostile_repository.py.)
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ def run_in(workspace: Path, mode: str, *commands: str, answers: tuple[bool, ...]
 def test_ripgrep_reading_an_ignore_file_linked_to_dev_zero_stops_at_the_memory_limit(
         tmp_path, monkeypatch):
     """Unbounded, rg grows by gigabytes a second until the timeout (or the OOM killer);
-    bounded, its allocation fails within a couple of seconds (the test's reason to take them)."""
+    bounded, its allocation fails, or the call's cgroup stops it, within a couple of seconds
+    (the test's reason to take them)."""
     monkeypatch.setenv("PATH", f"{Path(ripgrep()).parent}{os.pathsep}{os.environ['PATH']}")
     (tmp_path / "a.txt").write_text("x\n")
     (tmp_path / ".rgignore").symlink_to("/dev/zero")
@@ -58,7 +62,7 @@ def test_ripgrep_reading_an_ignore_file_linked_to_dev_zero_stops_at_the_memory_l
     result = session.tool_results()[0]
     assert not session.questions
     assert "timed out" not in result
-    assert "memory allocation" in result and "[exit code 0]" not in result
+    assert "memory allocation" in result or "[exit code 137]" in result
 
 
 def kernel_log_is_readable_here() -> bool:
@@ -66,12 +70,12 @@ def kernel_log_is_readable_here() -> bool:
     return os.path.isfile("/proc/kmsg") and bool(effective_capabilities(status) >> CAP_SYSLOG & 1)
 
 
-def assert_refused_at_once(session: Session, error: str) -> None:
-    """The unasked command ran without a question and failed with `error`, without waiting."""
+def assert_refused_at_once(session: Session, *errors: str) -> None:
+    """The unasked command ran without a question and failed with one of `errors`, without waiting."""
     result = session.tool_results()[0]
     assert not session.questions
     assert "timed out" not in result
-    assert error in result and "[exit code 1]" in result
+    assert any(error in result for error in errors) and "[exit code 1]" in result
 
 
 @needs_root
@@ -86,7 +90,8 @@ def test_a_link_to_the_kernel_log_is_refused_to_roots_unasked_read(tmp_path):
 
 @needs_landlock
 def test_a_link_to_the_users_terminal_is_not_read_by_an_unasked_command(tmp_path):
-    """`cat t` with t -> a terminal would wait for, and take, what the user types there."""
+    """`cat t` with t -> a terminal would wait for, and take, what the user types there
+    (bubblewrap's /dev has none of the host's terminals; Landlock refuses them without it)."""
     controller, terminal = os.openpty()
     try:
         (tmp_path / "t").symlink_to(os.ttyname(terminal))
@@ -94,7 +99,7 @@ def test_a_link_to_the_users_terminal_is_not_read_by_an_unasked_command(tmp_path
     finally:
         os.close(controller)
         os.close(terminal)
-    assert_refused_at_once(session, "Permission denied")
+    assert_refused_at_once(session, "Permission denied", "No such file or directory")
 
 
 @needs_landlock
@@ -132,7 +137,8 @@ print(session.questions, session.tool_results()[0])
 @needs_root
 def test_a_link_into_tracefs_is_not_read_by_roots_unasked_command(tmp_path):
     """trace_pipe is root's own file, open to root without capabilities; tracefs is
-    mounted in a private mount namespace, so the host's tracing is left alone."""
+    mounted in a private mount namespace, so the host's tracing is left alone. bubblewrap's view
+    hides every tracefs mount; Landlock refuses trace_pipe without it."""
     mount, workspace = tmp_path / "tracing", tmp_path / "workspace"
     mount.mkdir()
     workspace.mkdir()
@@ -140,7 +146,8 @@ def test_a_link_into_tracefs_is_not_read_by_roots_unasked_command(tmp_path):
                               f"'{READ_TRACE_PIPE_THROUGH_A_LINK}' {workspace} {mount}/trace_pipe")
     assert done.stdout.startswith("[] "), done.stdout + done.stderr
     assert "timed out" not in done.stdout
-    assert "Permission denied" in done.stdout and "[exit code 1]" in done.stdout
+    assert "[exit code 1]" in done.stdout
+    assert "Permission denied" in done.stdout or "No such file or directory" in done.stdout
 
 
 @pytest.mark.parametrize("command", [

@@ -3,31 +3,28 @@
 Its `judge` is the read-only classifier (classifier/), which the hooks read:
 the plan-mode guard lets only read-only commands through, and build mode asks
 before any other. The executor judges each call once and hands that decision
-to `run_decided`: a call decided while planning runs inside the OS sandbox
-(sandbox/launch.py), which contains arbitrary code by itself; the handler
-never reads the plan flag or classifies again. Git's
-config-driven programs (fsmonitor, hooks, implicit bare repositories, signature
-checks: a repository's `format.pretty = %G?` makes a plain `git log` run its
-gpg.program) are switched off while planning, and in every mode for a command the
-classifier judged read-only: such a command runs without a question, and a bare
-repository a clone carried must not start a program through it. (The
-repository's own .git/config is the user's, and stays in force for the rest.)
-What runs without a question is bounded too: outside plan mode, a command the
-classifier judged read-only runs with plan mode's resource limits, unable to
-open the kernel's files that act when read, and, for root, without
-capabilities (sandbox/unasked.py); a command the user approved (asked, or in
-yolo mode) runs as the user's own, unbounded.
-Where a sandbox layer is missing, plan-mode Bash runs less
-(sandbox/narrowing.py). Every call runs in its own process group and leaves
-nothing behind (process.py), except what escaped that group: outside plan mode
-the result says what the call left running (left_running.py), and plan mode
-stops it when it begins (stop_left_running.py).
+to `run_decided`: a call decided while planning, and a read-only call that
+runs without a question in build or edit mode (sandbox/unasked.py), runs
+inside the OS sandbox (sandbox/launch.py), which contains arbitrary code by
+itself; where a sandbox layer is missing, such a call may run less
+(sandbox/narrowing.py), and build mode asks for the rest. The handler never
+reads the plan flag or classifies again. Git's config-driven programs
+(fsmonitor, hooks, implicit bare repositories, signature checks: a
+repository's `format.pretty = %G?` makes a plain `git log` run its
+gpg.program, transports) are switched off too for every call in the sandbox
+and for any command judged read-only; the ones no setting can switch off for
+every name (diff drivers, textconv, filters) run inside the sandbox or not
+unasked. (The repository's own .git/config is the user's, and stays in force
+for what the user approved.) A command the user approved (asked, or in yolo
+mode) runs as the user's own, unbounded. Every call runs in its own process
+group and leaves nothing behind (process.py), except what escaped that group:
+for an approved call the result says what it left running (left_running.py),
+and plan mode stops it when it begins (stop_left_running.py).
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,17 +33,19 @@ from tools.base import CallDecision, Tool, ToolResult
 from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
-from tools.bash.sandbox.launch import Launch, plan_mode_launch
+from tools.bash.sandbox.launch import plan_mode_launch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.scratch import remove_left_behind_scratch
 from tools.bash.sandbox.status import Layers, detect_layers
-from tools.bash.sandbox.unasked import runs_unasked, unasked_launch
+from tools.bash.sandbox.unasked import contained
 from tools.judgement import Judgement
 from tools.plain_bash import PARAMETERS, timeout_of
 from tools.preview import command_preview
 
 NO_PROMPTS = {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-GIT_SETTINGS_FOR_READS = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null",
+# An empty core.fsmonitor is off in every git: a boolean from 2.37, a path before ("false" runs one).
+GIT_SETTINGS_FOR_READS = {"core.fsmonitor": "", "core.hooksPath": "/dev/null", "core.pager": "cat",
+                          "credential.helper": "",
                           "safe.bareRepository": "explicit", "log.showSignature": "false",
                           "protocol.allow": "never", "gpg.program": "false",
                           "gpg.ssh.program": "false", "gpg.x509.program": "false"}
@@ -67,24 +66,21 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     Called directly (`handler`, as tests do), it decides the call itself, once, from the state now.
     """
     cgroup = SharedCgroup()
-    first_plan_call = [True]
+    first_sandboxed_call = [True]
 
     def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
-        command, planning = args["command"], decided.plan_mode
+        command, read_only = args["command"], decided.judgement.read_only
         timeout = timeout_of(args)
         marker = new_call_marker(workspace)
         env = {**os.environ, **NO_PROMPTS, VARIABLE: marker}
-        read_only = decided.judgement.read_only
-        if planning or read_only:
+        sandboxed = contained(decided.plan_mode, state.permission_mode, read_only)
+        if sandboxed or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
-        if not planning:
-            unasked = runs_unasked(planning, state.permission_mode, read_only)
-            with unasked_launch() if unasked else nullcontext(Launch()) as launch:
-                outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
-                                      env, timeout, launch.in_child)
+        if not sandboxed:
+            outcome = run_process(["bash", "-c", command], str(workspace), env, timeout)
             return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
-        if first_plan_call:
-            first_plan_call.clear()
+        if first_sandboxed_call:
+            first_sandboxed_call.clear()
             remove_left_behind_scratch()
         present = layers()
         with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None) as launch:
@@ -95,7 +91,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
 
     def judge(args: dict[str, Any]) -> Judgement:
         judgement = classify(args["command"])
-        if judgement.read_only and state.plan_mode:
+        if judgement.read_only and contained(state.plan_mode, state.permission_mode, True):
             return narrow(args["command"], layers())
         return judgement
 
@@ -103,9 +99,10 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         return run(args, CallDecision(judge(args), state.plan_mode))
 
     return Tool("Bash", "Run a bash command in the workspace and return its output and exit code. "
-                "While planning only read-only commands run (ls, cat, grep, find without actions, "
-                "git status/log/diff/show…), and they may see a private, empty /tmp and /run: read "
-                "files there with Read.",
+                "Read-only commands (ls, cat, grep, find without actions, git status/log/diff/show…) "
+                "run without a question, in a read-only sandbox with no network, where they may see "
+                "a private, empty /tmp and /run: read files there with Read. While planning nothing "
+                "else runs; in other modes the user may be asked first.",
                 PARAMETERS, decide_now, judge=judge, preview=command_preview, run_decided=run)
 
 

@@ -15,12 +15,14 @@ path whose last name is unmistakable (kmsg, trace_pipe) is refused wherever it
 leads (`../kmsg`), while the bare word stays a search term (`grep -rn kmsg .`).
 What a word cannot show, it cannot refuse: a symbolic link (`cat k` with
 `k -> /proc/kmsg`, which a clone can carry), a bare name after `cd /proc`, or a
-path built while the command runs. Those are left to the bound on what runs
-without a question (sandbox/unasked.py): root runs such a command without
-capabilities, so /proc/kmsg (CAP_SYSLOG), /dev/mem and /dev/port
-(CAP_SYS_RAWIO) refuse it; other users are refused by the files' permissions;
-and where Landlock is available, the command cannot open a device outside a
-few harmless ones, nor anything in tracefs or debugfs (sandbox/kernel_reads.py).
+path built while the command runs. Those are left to the sandbox, which runs
+what runs without a question in every mode (sandbox/unasked.py): bubblewrap
+shows the command a /dev of its own and no tracefs or debugfs; without it,
+root runs such a command without capabilities, so /proc/kmsg (CAP_SYSLOG),
+/dev/mem and /dev/port (CAP_SYS_RAWIO) refuse it; other users are refused by
+the files' permissions; and where Landlock is available, the command cannot
+open a device outside a few harmless ones, nor anything in tracefs or debugfs
+(sandbox/kernel_reads.py).
 """
 
 from __future__ import annotations

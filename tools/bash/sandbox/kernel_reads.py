@@ -1,8 +1,8 @@
 """What a command run without a question may open for reading: not the kernel's acting files.
 
-A layer of the bound on what runs without a question (unasked.py), and of the
-plan-mode sandbox where bubblewrap is missing (launch.py; bubblewrap shows a
-call its own /dev and covers tracefs and debugfs). The
+A layer of the plan-mode sandbox where bubblewrap is missing (launch.py;
+bubblewrap shows a call its own /dev and covers tracefs and debugfs), which
+runs what build mode runs without a question too (unasked.py). The
 classifier refuses a word that names a kernel file that acts when read
 (classifier/kernel_files.py), but a cloned repository can carry a link to one,
 and `cat notes` looks harmless: with notes -> /dev/pts/0 it takes what the
@@ -21,7 +21,7 @@ handles only the opening of files for reading, and grants it beneath / except:
 Landlock can only grant, so "all but" is granted as each sibling on the way to
 what is left out. Listing folders, writing and the rest are not handled.
 /proc stays open as a whole (a process's own /proc/self could not be granted
-before it starts): /proc/kmsg needs CAP_SYSLOG, which root's unasked commands
+before it starts): /proc/kmsg needs CAP_SYSLOG, which root's sandboxed commands
 no longer hold. The ruleset is built for each call (the folders on the way can
 change); where Landlock is missing this layer is absent.
 """

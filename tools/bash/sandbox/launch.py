@@ -1,5 +1,7 @@
 """How a plan-mode Bash call starts: the layers of status.Layers put together.
 
+Build mode's read-only calls, which run without a question, start the same way (unasked.py).
+
 With bubblewrap the call runs as `bash -p -c 'join the cgroup, ulimit …; exec
 "$@"' bwrap … -- perl … bash -c CMD` with the seccomp filter passed on a pipe
 and the Landlock ruleset as a descriptor, which perl applies inside

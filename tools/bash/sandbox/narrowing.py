@@ -1,11 +1,14 @@
-"""What plan-mode Bash may run when the sandbox cannot contain arbitrary code.
+"""What sandboxed Bash may run when the sandbox cannot contain arbitrary code.
+
+Sandboxed: every call while planning, and a read-only call build or edit mode
+runs without a question (unasked.py); the user is asked before the rest.
 
 With bubblewrap, seccomp and Landlock inside bubblewrap in place, a
 read-looking git command that runs a program named by the repository's own
 configuration (a textconv or external diff, a clean filter, a signature
 program) runs it inside the sandbox, where it changes nothing. Without them
 that program would run with fewer layers (one missing Landlock could still write
-into a FIFO outside), so plan-mode git is narrowed to subcommands and options
+into a FIFO outside), so git is narrowed to subcommands and options
 that never start one: they read refs, objects and the index, and print no diff.
 """
 

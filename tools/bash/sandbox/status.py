@@ -89,7 +89,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
         landlock_detail = "not offered by this kernel"
     landlock_open = ("file writes are stopped by the classifier alone" if not layers.bwrap else
                      "a command can write into a FIFO outside (a read-only mount allows it); git "
-                     "commands that can run a repository-configured program are refused")
+                     "commands that can run a repository-configured program are refused while "
+                     "planning and asked about in build mode")
     processes = ("a cgroup: 256 processes, 2 GiB in all" if layers.cgroup else
                  "RLIMIT_NPROC" if not layers.root else "")
     return [
@@ -111,7 +112,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob"
                  + ("" if layers.root else ", and Read of a file another user owns")
                  + ") can update its access time; git commands that can run a "
-                 "repository-configured program are refused, and so are Grep and Glob in a tree "
+                 "repository-configured program are refused while planning and asked about in "
+                 "build mode, and so are Grep and Glob in a tree "
                  "whose ignore files lead to a FIFO, a device or a kernel file"),
         LayerRow("Landlock", landlock_used, landlock_detail, "" if landlock_used else landlock_open),
         LayerRow("seccomp", layers.seccomp,
