@@ -2,7 +2,10 @@
 
 A hostile model gets the core with no layer (plain Bash, plain files): nothing
 it calls while planning changes the workspace, and its plain Read refuses the
-kernel's files (a read there can act) and FIFOs. With the product's layers, the
+kernel's files (a read there can act) and FIFOs, and keeps the access time of a
+file the user owns; it does not look for another process's lease, which it
+breaks (a known hole of the core alone, bounded in size; the hardened Read
+refuses such a file, tests/test_leases.py). With the product's layers, the
 Bash classifier is asked exactly once per call whatever the mode, and the
 sandbox is chosen by that one decision: a classifier that wrongly says "read-only"
 still cannot get a plan-mode command out of the sandbox.
@@ -19,6 +22,7 @@ from agent.assemble import assemble
 from models.scripted import ScriptedModel
 from state import AppState
 from tests.harness import Session, call, turn
+from tests.test_leases import HOLDER, Holder
 from tests.test_sandbox import DETECTED
 from tools.judgement import READ_ONLY, Judgement
 from tools.plan_mode import PlanReview
@@ -90,3 +94,41 @@ def test_the_cores_read_refuses_kernel_files_and_fifos(tmp_path):
     for path in ("/proc/self/status", "/sys/kernel/notes", str(tmp_path / "pipe")):
         result = read({"file_path": path})
         assert result.is_error and "Cannot read" in result.content, path
+
+
+LETTING_GO = HOLDER.replace('open(flag, "w").write("signalled")',
+                            '(open(flag, "w").write("signalled"), fcntl.fcntl(fd, 1024, fcntl.F_UNLCK))')
+
+
+class LettingGo(Holder):
+    """A lease holder that lets go when signalled, so the reader that broke the lease waits not."""
+
+    script = LETTING_GO
+
+
+def core_read(workspace: Path):
+    agent = assemble(workspace, AppState(), ScriptedModel([]), lambda plan: PlanReview("reject"),
+                     lambda request: False)
+    return agent.executor.tools["Read"].handler
+
+
+def test_the_cores_read_keeps_the_access_time_of_a_file_the_user_owns(tmp_path):
+    """An access time older than the last change is one relatime updates at the next plain read."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("hello\n")
+    os.utime(notes, (1_000_000_000, 1_000_000_010))
+    assert core_read(tmp_path)({"file_path": "notes.md"}).content.endswith("hello")
+    assert notes.stat().st_atime == 1_000_000_000
+
+
+@pytest.mark.xfail(strict=True, reason="the core alone does not read /proc/locks (its size is bounded: "
+                   "tests/test_minimal.py); the product's Read refuses a leased file")
+def test_the_cores_read_leaves_another_process_lease_alone(tmp_path):
+    leased = tmp_path / "leased.txt"
+    leased.write_text("hello\n")
+    holder = LettingGo(leased, tmp_path / "signalled")
+    try:
+        core_read(tmp_path)({"file_path": "leased.txt"})
+        assert not holder.signalled
+    finally:
+        holder.stop()

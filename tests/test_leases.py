@@ -33,9 +33,11 @@ time.sleep(120)
 class Holder:
     """Another process holding a write lease on `path`; `signalled` once a reader broke it."""
 
+    script = HOLDER
+
     def __init__(self, path: Path, flag: Path) -> None:
         self.flag = flag
-        self.process = subprocess.Popen([sys.executable, "-c", HOLDER, str(path), str(flag)],
+        self.process = subprocess.Popen([sys.executable, "-c", self.script, str(path), str(flag)],
                                         stdout=subprocess.PIPE, text=True)
         assert self.process.stdout.readline().strip() == "held"
 

@@ -13,6 +13,7 @@ access times.
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 from typing import Any
 
@@ -42,17 +43,21 @@ def _numbered(lines: list[str], start: int) -> list[str]:
 def read_plain(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
     """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
 
-    Decoded as UTF-8 (`errors` as for bytes.decode), with line ends as text-mode
-    reading gives them. The core's reader: it refuses the kernel's folders (a read
-    there can act: /proc/kmsg hands each message to one reader) and what is not a
-    regular file; the hardening layer (tools/safe_read.py) replaces it, and also
-    never blocks, keeps access times and checks the file system it reads.
+    Decoded as UTF-8 (`errors` as for bytes.decode), line ends as text-mode reading
+    gives them. The core's reader refuses the kernel's folders (/proc/kmsg hands each
+    message to one reader) and what is not a regular file, and keeps the access time of
+    a file the user owns; it breaks another process's lease on the file (signalling it),
+    which the hardening layer (tools/safe_read.py) refuses, as it keeps every access time.
     """
     if in_kernel_folder(path.resolve()):
         raise OSError(errno.EACCES, "it is the kernel's, and such files can act when read")
     if path.exists() and not path.is_file():
         raise OSError(errno.EINVAL, "it is not a regular file")
-    with open(path, "rb") as handle:
+    try:  # O_NOATIME: only the file's owner (and root) may ask for it
+        handle = os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NOATIME", 0)), "rb")
+    except PermissionError:
+        handle = open(path, "rb")
+    with handle:
         data = handle.read(limit + 1)
     text = data[:limit].decode("utf-8", errors=errors)
     return text.replace("\r\n", "\n").replace("\r", "\n"), len(data) > limit
