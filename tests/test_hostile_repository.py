@@ -36,6 +36,10 @@ cat "$1" 2>/dev/null || cat
 SUB_REPOSITORY = ("git init -q {init} sub && git -C sub config diff.external $PWD/evil.sh && "
                   "git -C sub config diff.t.textconv $PWD/evil.sh && echo '* diff=t' > sub/.gitattributes && "
                   "echo x > sub/f.txt && git -C sub add -A && git -C sub commit -qm x && echo y >> sub/f.txt")
+CONFLICTED_MERGE = ("git checkout -q -b side && echo b > f.txt && git commit -qam b && "
+                    "git checkout -q - && echo c > f.txt && git commit -qam c && "
+                    "{ git merge -q side || true; } && echo resolved > f.txt && git commit -qam merge && "
+                    "echo '* merge=x' >> .gitattributes && git config merge.x.driver ./evil.sh")
 SEPARATE = "--separate-git-dir=elsewhere"  # sub/.git is a file: "gitdir: <workspace>/elsewhere"
 BARE_COPY = "git clone -q --bare . elsewhere.git && git -C elsewhere.git config diff.external $PWD/evil.sh"
 VECTORS = {
@@ -48,6 +52,8 @@ VECTORS = {
     "clean filter in status": ("git status", "git config filter.x.clean ./evil.sh"),
     "clean filter in a diff": ("git diff --stat", "git config filter.x.clean ./evil.sh"),
     "fsmonitor": ("git status --short", "git config core.fsmonitor ./evil.sh"),
+    "textconv in annotate": ("git annotate f.txt", "git config diff.t.textconv ./evil.sh"),
+    "merge driver in a remerge diff": ("git log --remerge-diff -1", CONFLICTED_MERGE),
     "a .git file's gitdir": ("git -C sub diff", SUB_REPOSITORY.format(init=SEPARATE)),
     "a .git file, after cd": ("cd sub && git diff", SUB_REPOSITORY.format(init=SEPARATE)),
     "a .git link": ("cd sub && git log -p -1", SUB_REPOSITORY.format(init="") + " && mv sub/.git "
@@ -122,7 +128,8 @@ def test_plain_git_runs_the_program_the_repository_names(vector, home):
     """The fixture is real: run by hand, each command starts evil.sh."""
     command, setup = EVERY[vector]
     workspace, markers = hostile_repository(home, setup)
-    subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, timeout=30)
+    subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, timeout=30,
+                   stdin=subprocess.DEVNULL)
     assert all(marker.exists() for marker in markers)
 
 
