@@ -7,14 +7,19 @@ link either: they are hidden or refused) and, for root, holds no
 capabilities; a command the user approved (asked in build mode, or run in
 yolo mode) runs unbounded. The classifier refuses, by their names, kernel
 files that act when read. (A repository's config that runs programs from
-such a command: tests/test_hostile_repository.py.)
+such a command: tests/test_hostile_repository.py.) What the sandbox's private
+view would answer falsely (`ps`, a file in another program's /tmp folder) is
+asked about in build mode, and runs sandboxed while planning.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -204,3 +209,33 @@ def test_root_runs_an_unasked_command_without_capabilities_and_an_approved_one_w
     assert len(session.questions) == 1
     assert effective_capabilities(unasked) == 0
     assert effective_capabilities(approved) != 0
+
+
+@pytest.fixture
+def outside_log() -> Iterator[Path]:
+    """A log in a folder of its own in /tmp, as another program keeps one."""
+    folder = Path(tempfile.mkdtemp(prefix="stepagent-test-log-", dir="/tmp"))
+    (folder / "build.log").write_text("the build passed\n")
+    yield folder / "build.log"
+    shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(not detect_layers().bwrap, reason="without bubblewrap the call sees the host's view")
+def test_build_mode_asks_before_a_read_the_sandbox_would_answer_falsely(tmp_path, outside_log):
+    """In the sandbox `ps` sees only the call's processes and /tmp is empty: asked, and a yes
+    runs the command as the user's own, which sees this machine."""
+    session = run_in(tmp_path, "build", "ps -e -o pid=", f"cat {outside_log}", "ls", answers=(True, True))
+    processes, log, listing = session.tool_results()
+    assert len(session.questions) == 2
+    assert str(os.getpid()) in processes.split()
+    assert log.startswith("the build passed")
+    assert listing.endswith("[exit code 0]")
+
+
+@pytest.mark.skipif(not detect_layers().bwrap, reason="without bubblewrap the call sees the host's view")
+def test_while_planning_the_same_reads_run_in_the_sandbox(tmp_path, outside_log):
+    session = run_in(tmp_path, "plan", "ps -e -o pid=", f"cat {outside_log}")
+    processes, log = session.tool_results()
+    assert not session.questions
+    assert str(os.getpid()) not in processes.split()
+    assert "the build passed" not in log

@@ -7,7 +7,8 @@ to `run_decided`: a call decided while planning, and a read-only call that
 runs without a question in build or edit mode (sandbox/unasked.py), runs
 inside the OS sandbox (sandbox/launch.py), which contains arbitrary code by
 itself; where a sandbox layer is missing, such a call may run less
-(sandbox/narrowing.py), and build mode asks for the rest. The handler never
+(sandbox/narrowing.py), and build mode asks for the rest, as for a read the
+sandbox's private view would answer falsely (sandbox/host_views.py: `ps`, /tmp). The handler never
 reads the plan flag or classifies again. Git's config-driven programs
 (fsmonitor, hooks, implicit bare repositories, signature checks: a
 repository's `format.pretty = %G?` makes a plain `git log` run its
@@ -33,6 +34,7 @@ from tools.base import CallDecision, Tool, ToolResult
 from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
+from tools.bash.sandbox.host_views import host_view
 from tools.bash.sandbox.launch import plan_mode_launch
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.scratch import remove_left_behind_scratch
@@ -91,8 +93,12 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
 
     def judge(args: dict[str, Any]) -> Judgement:
         judgement = classify(args["command"])
-        if judgement.read_only and contained(state.plan_mode, state.permission_mode, True):
-            return narrow(args["command"], layers())
+        if not judgement.read_only or not contained(state.plan_mode, state.permission_mode, True):
+            return judgement
+        present = layers()
+        judgement = narrow(args["command"], present)
+        if judgement.read_only and present.bwrap and not state.plan_mode:
+            return host_view(args["command"], workspace)
         return judgement
 
     def decide_now(args: dict[str, Any]) -> ToolResult:
