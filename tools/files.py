@@ -4,10 +4,8 @@ files, so the plan-mode guard denies them and build mode asks before them.
 Write and Edit refuse paths outside the workspace and write atomically (a
 temporary file renamed over the target), so an interrupted write leaves the old
 file whole. How a file the model named is read is a seam, `read_capped`: the
-core reads plainly (regular files only); the hardening layer
-(tools/safe_read.py: `hardened_reads_layer`) rebuilds these tools with a reader
-that never blocks, never reads a kernel file that acts when read, and keeps
-access times.
+core's `read_plain`, or the hardening layer's (tools/safe_read.py:
+`hardened_reads_layer`), which never blocks and acts on no file it reads.
 """
 
 from __future__ import annotations
@@ -43,11 +41,9 @@ def _numbered(lines: list[str], start: int) -> list[str]:
 def read_plain(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
     """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
 
-    Decoded as UTF-8 (`errors` as for bytes.decode), line ends as text-mode reading
-    gives them. The core's reader refuses the kernel's folders (/proc/kmsg hands each
-    message to one reader) and what is not a regular file, and keeps the access time of
-    a file the user owns; it breaks another process's lease on the file (signalling it),
-    which the hardening layer (tools/safe_read.py) refuses, as it keeps every access time.
+    Decoded as UTF-8 (`errors` as for bytes.decode), line ends as text-mode reading gives them.
+    Refuses the kernel's folders (/proc/kmsg gives each message to one reader) and all but regular
+    files, keeps the access time of the user's own files, and breaks another process's lease on it.
     """
     if in_kernel_folder(path.resolve()):
         raise OSError(errno.EACCES, "it is the kernel's, and such files can act when read")
