@@ -4,7 +4,7 @@ TodoWrite round trip: one scripted model step that calls TodoWrite with five
 items, through the hooks, the handler and the journal into SQLite.
 Resume: reading a stored session of 1,000 message entries and putting it back
 into a fresh agent (Session.resume).
-Keystroke: what the prompt's bottom toolbar costs on each key (ui/repl.py:
+Keystroke: what the prompt's bottom toolbar costs on each key (ui/prompt.py:
 `toolbar`, rendered as prompt-toolkit renders it) after resuming a session of
 10,000 entries whose server reported no usage, side by side with a fresh
 session's. Target: ≤ 1.5× (the context share is a running estimate).
@@ -27,7 +27,7 @@ from session.live import Session
 from session.store import SessionStore
 from state import AppState
 from tools.plan_mode import PlanReview
-from ui.repl import toolbar
+from ui.prompt import toolbar
 
 RUNS = 21
 KEYSTROKES, BATCH = 41, 25  # pairs of batches: one key alone is too short to time

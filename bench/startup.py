@@ -12,12 +12,12 @@ a real model it includes the first moments of the warm-up the drawn prompt start
 Each start is timed as a user's second start is: with Python's bytecode cache written
 (here in a temporary folder, by one start not timed). A shell with
 PYTHONDONTWRITEBYTECODE set compiles stepagent's sources at every start; those
-figures are printed too.
+figures are printed too, without a target (the floor's libraries keep their cache).
 
-The REPL makes the openai client in the background once its prompt is drawn
-(ui/repl.py). What that buys is the last pair of figures: from Enter to the first
-token of the first answer (the local fake server answers at once), when Enter comes
-at once and when it comes after PAUSE seconds at the prompt.
+A plain start draws the prompt first and builds the agent behind it, then makes the
+openai client (ui/prompt_first.py). What waits for it is the last pair of figures: from
+Enter to the first token of the first answer (the local fake server answers at once),
+when Enter comes at once and when it comes after PAUSE seconds at the prompt.
 """
 
 from __future__ import annotations

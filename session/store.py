@@ -20,7 +20,6 @@ message; callers fall back to memory. The store never rewrites what it holds.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -36,10 +35,6 @@ from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 
 BUSY_TIMEOUT_SECONDS = 5.0
 
-
-def default_home() -> Path:
-    """Where stepagent keeps its own files: $STEPAGENT_HOME, else ~/.stepagent."""
-    return Path(os.environ.get("STEPAGENT_HOME") or Path.home() / ".stepagent")
 
 def _text(data: bytes) -> str:
     """A text SQLite returns; json_extract of a stored lone surrogate is not UTF-8, so it reads as escapes."""

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
-from tools.own_files import OWN_FOLDER, write_atomically
+from settings.paths import SETTINGS, user_settings_path
+from tools.own_files import write_atomically
 from tools.safe_read import read_bytes_capped
 
-SETTINGS = "settings.json"
 MAX_SETTINGS_BYTES = 1024 * 1024
 Scope = Literal["user", "project"]
 
@@ -47,16 +47,6 @@ class SettingsFile:
     def label(self) -> str:
         """How decisions and listings name it: `project .stepagent/settings.json`."""
         return f"{self.scope} {self.path}"
-
-
-def user_settings_path(home: Path) -> Path:
-    """The user's settings file."""
-    return home / SETTINGS
-
-
-def project_settings_path(workspace: Path) -> Path:
-    """The project's settings file."""
-    return workspace / OWN_FOLDER / SETTINGS
 
 
 def read_settings(path: Path, scope: Scope) -> SettingsFile:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from settings.files import read_settings, update_user_settings, user_settings_path
+from settings.files import read_settings, update_user_settings
+from settings.paths import user_settings_path
 from settings.rules import Kind
 
 Keeper = Literal["project", "user"]

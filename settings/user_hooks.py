@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from settings.command_hook import run_command
-from settings.files import project_settings_path, read_settings, user_settings_path
+from settings.files import read_settings
+from settings.paths import project_settings_path, user_settings_path
 from settings.hook_answer import HookAnswer, read_answer
 from settings.rules import Places
 from settings.schema import CommandHook, PermissionRule, Settings, parse_settings

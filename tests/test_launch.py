@@ -1,15 +1,21 @@
 """What a start loads before it answers: `--help`, `--version` and a bad flag load nothing of
-the agent, only the command line's own light modules (bench/startup.py times it; this
-checks the structure that makes it fast, never the clock)."""
+the agent, only the command line's own light modules; a plain start of the REPL draws its
+prompt before it builds the agent, and the agent built behind it answers what was typed
+meanwhile (bench/startup.py times both; this checks the structure that makes them fast,
+never the clock)."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pexpect
 import pytest
+
+from tests.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command line reads: its parser, the slash commands' help, the modes, the model's defaults.
@@ -67,3 +73,56 @@ def test_help_shows_what_the_agent_defines(tmp_path):
                            capture_output=True, text=True, timeout=60).stdout
     assert "{" + ",".join(MODE_CYCLE) + "}" in shown and DEFAULT_MODEL in shown
     assert all(name in shown for name in command_names())
+
+
+# What the first draw of a plain REPL start does not wait for: the model client, the store and
+# SQLite, the user's settings, the tools' layers and the Bash parsers, the sandbox probe, the
+# slash commands with the page export, markdown and highlighting (ui/prompt_first.py).
+NOT_BEFORE_THE_PROMPT = {"openai", "httpx", "sqlite3", "tree_sitter", "bashlex", "rich.markdown",
+                         "pygments", "agent.assemble", "agent.loop", "session.store", "ui.product",
+                         "ui.console", "ui.slash", "ui.export", "settings.user_hooks",
+                         "tools.bash.sandbox.status", "step42_plan_mode.lesson_model"}
+
+
+def plain_start(workspace: Path, tmp_path: Path, **env: str) -> Terminal:
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("OPENAI_")}
+    return Terminal.start(workspace, env={**environment, "STEPAGENT_HOME": str(tmp_path / "home"), **env})
+
+
+@pytest.mark.parametrize("model", ["lesson", "real"])
+def test_a_plain_start_draws_the_prompt_before_building_the_agent(workspace, tmp_path, model):
+    real = {"OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"} if model == "real" else {}
+    terminal = Terminal.start(workspace, program=sys.executable, env={
+        **{n: v for n, v in os.environ.items() if not n.startswith("OPENAI_")}, **real,
+        "STEPAGENT_HOME": str(tmp_path / "home")}, *["-X", "importtime", str(ROOT / "index.py")])
+    terminal.child.logfile_read = shown = io.StringIO()
+    try:
+        terminal.expect("›")
+        before = {line.rsplit("|", 1)[1].strip() for line in shown.getvalue().splitlines()
+                  if line.startswith("import time:") and "|" in line}
+        assert "prompt_toolkit" in before and "state" in before
+        assert not before & NOT_BEFORE_THE_PROMPT, sorted(before & NOT_BEFORE_THE_PROMPT)
+        terminal.expect_text("Plan-mode sandbox:")  # the start-up line, above the prompt once built
+    finally:
+        terminal.close()
+
+
+def test_a_line_typed_before_the_agent_is_built_is_answered(workspace, tmp_path):
+    terminal = plain_start(workspace, tmp_path)
+    try:
+        terminal.expect("›")
+        terminal.sendline("/todos")
+        terminal.expect_text("stepagent · model offline lesson model")  # built behind the prompt
+        terminal.expect_text("The todo list is empty.")
+        terminal.sendline("/exit")
+        terminal.expect(pexpect.EOF)
+    finally:
+        terminal.close()
+
+
+def test_a_start_that_fails_behind_the_prompt_ends_it_with_its_exit_code(workspace, tmp_path):
+    terminal = plain_start(workspace, tmp_path, OPENAI_BASE_URL="ftp://example.invalid")
+    terminal.expect_text("is not an http(s) URL")
+    terminal.expect(pexpect.EOF)
+    terminal.child.close()
+    assert terminal.child.exitstatus == 2

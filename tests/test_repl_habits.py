@@ -24,7 +24,7 @@ from tests.terminal import Terminal
 from tests.test_lesson import run_index
 from ui.completion import SlashCompleter
 from ui.question_commands import is_command
-from ui.repl import after_first_draw, toolbar
+from ui.prompt import after_first_draw, toolbar
 from ui.slash import command_names, run_slash_command, unknown_command
 
 PLAN_SCRIPT = {"turns": [

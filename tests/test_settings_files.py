@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from settings.files import SettingsUnwritable, project_settings_path, read_settings, user_settings_path
+from settings.files import SettingsUnwritable, read_settings
+from settings.paths import project_settings_path, user_settings_path
 from settings.schema import CommandHook, parse_settings
 from settings.trust import is_trusted, keep_rule, trust, workspace_key
 

@@ -9,7 +9,7 @@ from rich.console import Console
 from agent.events import Todo
 from tests.harness import Session, call, turn
 from ui.console import ConsoleView
-from ui.repl import toolbar
+from ui.prompt import toolbar
 
 LIST = [{"content": "Read the code", "status": "completed", "priority": "high"},
         {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from settings.files import project_settings_path, user_settings_path
+from settings.paths import project_settings_path, user_settings_path
 from settings.trust import trust
 from settings.user_hooks import UserHooks, load_user_settings
 from state import AppState, PermissionMode

@@ -12,6 +12,7 @@ so `--help` and a bad flag load none of it.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Callable
@@ -27,7 +28,9 @@ from session.mentions import mentions_layer
 from session.recording import Recorder, load_recording, replay_answers
 from session.reminders import reminders_layer
 from session.rewind.layer import rewind_layer
-from session.store import SessionStore, default_home
+from session.live import Session
+from session.home import default_home
+from session.store import SessionStore
 from settings.user_hooks import UserHooks, load_user_settings
 from settings.user_layer import user_events_layer, user_rules_layer
 from state import AppState
@@ -44,7 +47,7 @@ from tools.safe_read import hardened_reads_layer
 from tools.search import search_layer
 from tools.todos import todo_layer
 from ui import startup
-from ui.callbacks import callbacks_for
+from ui.callbacks import UICallbacks, callbacks_for
 from ui.console import ConsoleView
 from ui.model_choice import choose_model, open_model
 from ui.workspace_trust import trusted_workspace
@@ -99,9 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_doctor(lambda: choose_model(args.script, args.model, lesson=args.lesson,
                                                deadline=args.timeout)[0])
-    view = ConsoleView(Console(stderr=headless, soft_wrap=headless), stream_markdown=not headless,
-                       repl=not headless,
-                       sandbox_status=sandbox_status)
+    view = console_view(bool(headless))
     if args.resume == "":
         return startup.list_sessions(startup.open_store(home, view), workspace, view)
     if args.export_html is not None:
@@ -109,11 +110,51 @@ def run(args: argparse.Namespace) -> int:
 
         return export_from_command_line(startup.open_store(home, view), workspace, args.resume or "",
                                         args.export_html, view)
+    started = start(args, AppState(), view)
+    if isinstance(started, int):
+        return started
+    session = started.session
+    if args.check:
+        from ui.replay import run_check
+
+        return run_check(session.agent, load_recording(args.script), view)
+    if headless:
+        from ui.headless import run_headless
+
+        return run_headless(session.agent, args.prompt, view, args.output_format)
+    from ui.prompt import history_at, repl_prompt
+    from ui.repl import run_repl
+
+    prompt = repl_prompt(session.agent.state, history_at(home / "history"), lambda: session,
+                         lambda: session.agent.model.name, session.context_line)
+    return run_repl(session, view, prompt, args.message or "", started.callbacks)
+
+
+def console_view(headless: bool) -> ConsoleView:
+    """The screen: the REPL's, or -p's (everything but the answer on standard error)."""
+    return ConsoleView(Console(stderr=headless, soft_wrap=headless), stream_markdown=not headless,
+                       repl=not headless, sandbox_status=sandbox_status)
+
+
+@dataclass(frozen=True)
+class Started:
+    """A live session with the screen it shows on and the questions it puts to the user."""
+
+    session: Session
+    callbacks: UICallbacks
+
+
+def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Started | int:
+    """The model, the store, the questions, the user's settings and the agent, as a live session.
+
+    It is resumed if asked and in the mode asked; an exit code comes back instead when it
+    cannot start, or when --try-calls has run.
+    """
+    headless, workspace, home = args.prompt is not None or args.try_calls, Path.cwd(), default_home()
     model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout)
     if model is None:
         return 2
     store = startup.open_store(home, view)
-    state = AppState()
     callbacks = callbacks_for(view, state, headless, args.approve_plan)
     present, approve, ask, confirm = callbacks[:4]
     user_hooks = open_user_settings(home, workspace, view, confirm, args.trust_workspace)
@@ -141,17 +182,7 @@ def run(args: argparse.Namespace) -> int:
         if planning and not state.plan_mode:
             view.notice(f"The resumed session was planning: --mode {args.mode} left plan mode, and "
                         "no plan was approved.", style="yellow")
-    if args.check:
-        from ui.replay import run_check
-
-        return run_check(agent, load_recording(args.script), view)
-    if headless:
-        from ui.headless import run_headless
-
-        return run_headless(agent, args.prompt, view, args.output_format)
-    from ui.repl import history_at, run_repl
-
-    return run_repl(session, view, history_at(home / "history"), args.message or "", callbacks)
+    return Started(session, callbacks)
 
 
 def open_user_settings(home: Path, workspace: Path, view: ConsoleView,

@@ -1,103 +1,27 @@
-"""The interactive loop: prompt-toolkit input, slash commands, Shift+Tab, toolbar.
+"""The interactive loop: read a line at the prompt (ui/prompt.py), run a slash command or a turn.
 
-The bottom toolbar always shows the mode; PLAN is drawn on a magenta background so
-it cannot be missed; during a turn, the same facts sit beside the spinner and
-under the streaming answer (status_line). Ctrl-C at the prompt clears the line;
-during a turn it cancels the turn (the agent loop keeps the history valid).
-Ctrl-D or /exit leaves, and says how to resume and what the session's
-commands left running. Tab completes commands and their
-arguments; Alt+Enter (or Esc, Enter) starts a new line; a message that starts with
-a path (`/tmp/x.py is broken`) goes to the model, not to the commands.
+Ctrl-C at the prompt clears the line; during a turn it cancels the turn (the agent loop
+keeps the history valid). Ctrl-D or /exit leaves, and says how to resume and what the
+session's commands left running. A message that starts with a path (`/tmp/x.py is
+broken`) goes to the model, not to the commands.
 """
 
 from __future__ import annotations
 
-import threading
-from html import escape as html_escape
-from pathlib import Path
-from typing import Callable
 from urllib.parse import urlparse
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.formatted_text import HTML
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
-from prompt_toolkit.key_binding import KeyBindings
 
-from agent.events import Todo
 from agent.loop import TurnOutcome, unexpected
 from session.live import Session
-from agent import MODE_CYCLE
-from state import AppState
 from tools.bash.left_running import left_by, this_stepagent
 from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
 from ui.callbacks import UICallbacks
 from ui.console import ConsoleView
-from ui.safe_text import safe
-from ui.completion import SlashCompleter
 from ui.question_commands import is_command, show_outcome
-from ui.slash import command_names, run_slash_command
+from ui.prompt import after_first_draw, read_line, status_line
+from ui.slash import run_slash_command
 from ui.startup import resume_command, show_last_exchange
-
-TODO_SHOWN = 40  # characters of the step in progress the status line has room for
-
-
-def completer(session: Session) -> SlashCompleter:
-    """Tab: command names, then modes, stored session ids and the endpoint's model ids."""
-    model = session.agent.model
-    return SlashCompleter(command_names, {
-        "/mode": lambda: list(MODE_CYCLE),
-        "/resume": lambda: [info.id for info in session.recent()],
-        "/model": lambda: [info.id for info in model.list_models()],
-    })
-
-
-def todo_progress(todos: tuple[Todo, ...]) -> str:
-    """`todos 1/3: Running tests`: how many are done, and the step in progress in its active form."""
-    if not todos:
-        return ""
-    done = sum(todo.status == "completed" for todo in todos)
-    current = next((todo.shown for todo in todos if todo.status == "in_progress"), "")
-    if len(current) > TODO_SHOWN:
-        current = current[:TODO_SHOWN - 1] + "…"
-    return f"todos {done}/{len(todos)}" + (f": {safe(current)}" if current else "")
-
-
-def toolbar(state: AppState, model_name: Callable[[], str],
-            context: Callable[[], str] = lambda: "") -> Callable[[], HTML]:
-    """The bottom line: mode (PLAN on magenta), todos, context use, keys, then the model.
-
-    The model comes last because a long model name is what a narrow terminal should cut.
-    """
-    def render() -> HTML:
-        mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
-                if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
-        progress = todo_progress(state.todos)
-        todos = f"  ·  {html_escape(progress)}" if progress else ""
-        shown = context()
-        used = f"  ·  {html_escape(shown)}" if shown else ""
-        return HTML(f"{mode}{todos}{used}  ·  Shift+Tab: mode  ·  /help  ·  "
-                    f"model: {html_escape(safe(model_name()))}")
-    return render
-
-
-def status_line(state: AppState, model_name: Callable[[], str],
-                context: Callable[[], str] = lambda: "") -> str:
-    """The toolbar's facts as plain text, shown under the spinner and the streaming answer."""
-    parts = ["PLAN" if state.plan_mode else f"mode: {state.permission_mode.value}",
-             todo_progress(state.todos),
-             f"model: {safe(model_name())}", context()]
-    return "  ·  ".join(part for part in parts if part)
-
-
-def history_at(path: Path) -> History:
-    """The prompt's history, kept in `path` across sessions; in memory when the file cannot be made."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch()
-        return FileHistory(str(path))
-    except OSError:
-        return InMemoryHistory()
 
 
 def startup_line(session: Session, sandbox: str) -> str:
@@ -112,65 +36,45 @@ def startup_line(session: Session, sandbox: str) -> str:
             f"mode {session.agent.state.mode_label} · {sandbox or 'Plan-mode sandbox: unknown'}")
 
 
-def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
-    """Run `action` in a background thread once, when the prompt is first on screen."""
-    started = False
-
-    def start(_app: object) -> None:
-        nonlocal started
-        if not started:
-            started = True
-            threading.Thread(target=action, name="after-first-draw", daemon=True).start()
-
-    prompt.app.after_render += start
-
-
-def run_repl(session: Session, view: ConsoleView, history: History, first_message: str = "",
-             callbacks: UICallbacks | None = None) -> int:
+def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_message: str = "",
+             callbacks: UICallbacks | None = None, typed: list[str | None] | None = None) -> int:
     """Run the REPL until the user leaves; `first_message` is sent before the first prompt.
 
     `callbacks` are the questions' (ui/callbacks.py): after a turn the REPL reads how the
-    plan review ended, and whether /exit was typed at a question.
+    plan review ended, and whether /exit was typed at a question. `typed` holds what was
+    read at the prompt while the session was being built behind it (None for the end of
+    input; ui/prompt_first.py); without it the start-up line is shown here first.
     """
     agent = session.agent
-    state = agent.state
-    keys = KeyBindings()
-
-    @keys.add("s-tab")
-    def _cycle(event) -> None:
-        run_in_terminal(lambda: state.cycle("Shift+Tab"))
-
-    @keys.add("escape", "enter")
-    def _newline(event) -> None:
-        event.current_buffer.insert_text("\n")
-
-    prompt: PromptSession = PromptSession(
-        history=history, key_bindings=keys, completer=completer(session), complete_while_typing=False,
-        bottom_toolbar=toolbar(state, lambda: agent.model.name, session.context_line))
-    warm_up = getattr(agent.model, "warm_up", None)
-    if warm_up:  # started before the prompt is drawn, it would slow the drawing (bench/startup.py)
-        after_first_draw(prompt, warm_up)
-    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share)
-    view.notice(startup_line(session, view.sandbox_status()), style="dim")
+    if typed is None:
+        show_start(session, view)
+        warm_up = getattr(agent.model, "warm_up", None)
+        if warm_up:  # started before the prompt is drawn, it would slow the drawing (bench/startup.py)
+            after_first_draw(prompt, warm_up)
     try:
         if not (first_message and _send(session, view, first_message, callbacks)):
-            _loop(session, view, prompt, callbacks)
+            _loop(session, view, prompt, callbacks, typed or [])
     finally:
         view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
         if agent.messages:
-            view.command("Resume this session with:", resume_command(state.session_id))
+            view.command("Resume this session with:", resume_command(agent.state.session_id))
     return 0
 
 
+def show_start(session: Session, view: ConsoleView) -> None:
+    """The start-up line, and the session's facts beside the spinner and under an answer."""
+    agent, state = session.agent, session.agent.state
+    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share)
+    view.notice(startup_line(session, view.sandbox_status()), style="dim")
+
+
 def _loop(session: Session, view: ConsoleView, prompt: PromptSession,
-          callbacks: UICallbacks | None) -> None:
-    """Read a line, run it (a command or a message to the model), until the user leaves."""
+          callbacks: UICallbacks | None, typed: list[str | None]) -> None:
+    """Read a line, run it (a command or a message to the model), until the user leaves;
+    `typed` holds lines read already (None: the input ended)."""
     while True:
-        try:
-            line = prompt.prompt("› ")
-        except KeyboardInterrupt:
-            continue
-        except EOFError:
+        line = typed.pop(0) if typed else read_line(prompt)
+        if line is None:
             return
         text = line.strip()
         if not text:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from settings.files import SettingsUnwritable, project_settings_path, user_settings_path
+from settings.files import SettingsUnwritable
+from settings.paths import project_settings_path, user_settings_path
 from settings.listing import hook_entry
 from settings.trust import is_trusted, trust
 from settings.user_hooks import load_user_settings

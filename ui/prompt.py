@@ -1,0 +1,134 @@
+"""The REPL's prompt: the line the user types at, its bottom toolbar, its keys and completion.
+
+It needs only the state, so it can be drawn before the agent exists: a fresh start shows
+it first and builds the agent behind it (ui/prompt_first.py), and what waits for the agent
+(Shift+Tab, Tab's session and model ids) asks `ready` for it first. The bottom toolbar
+always shows the mode; PLAN is drawn on a magenta background so it cannot be missed;
+during a turn, the same facts sit beside the spinner and under the streaming answer
+(status_line). Tab completes commands and their arguments; Alt+Enter (or Esc, Enter)
+starts a new line.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.formatted_text.html import html_escape
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+
+from agent import MODE_CYCLE
+from ui.completion import SlashCompleter
+from ui.safe_text import safe
+from ui.slash_help import command_names
+
+if TYPE_CHECKING:
+    from agent.events import Todo
+    from session.live import Session
+    from state import AppState
+
+TODO_SHOWN = 40  # characters of the step in progress the status line has room for
+
+
+def todo_progress(todos: tuple[Todo, ...]) -> str:
+    """`todos 1/3: Running tests`: how many are done, and the step in progress in its active form."""
+    if not todos:
+        return ""
+    done = sum(todo.status == "completed" for todo in todos)
+    current = next((todo.shown for todo in todos if todo.status == "in_progress"), "")
+    if len(current) > TODO_SHOWN:
+        current = current[:TODO_SHOWN - 1] + "…"
+    return f"todos {done}/{len(todos)}" + (f": {safe(current)}" if current else "")
+
+
+def toolbar(state: AppState, model_name: Callable[[], str],
+            context: Callable[[], str] = lambda: "") -> Callable[[], HTML]:
+    """The bottom line: mode (PLAN on magenta), todos, context use, keys, then the model.
+
+    The model comes last because a long model name is what a narrow terminal should cut.
+    """
+    def render() -> HTML:
+        mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
+                if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
+        progress = todo_progress(state.todos)
+        todos = f"  ·  {html_escape(progress)}" if progress else ""
+        shown = context()
+        used = f"  ·  {html_escape(shown)}" if shown else ""
+        return HTML(f"{mode}{todos}{used}  ·  Shift+Tab: mode  ·  /help  ·  "
+                    f"model: {html_escape(safe(model_name()))}")
+    return render
+
+
+def status_line(state: AppState, model_name: Callable[[], str],
+                context: Callable[[], str] = lambda: "") -> str:
+    """The toolbar's facts as plain text, shown under the spinner and the streaming answer."""
+    parts = ["PLAN" if state.plan_mode else f"mode: {state.permission_mode.value}",
+             todo_progress(state.todos),
+             f"model: {safe(model_name())}", context()]
+    return "  ·  ".join(part for part in parts if part)
+
+
+def history_at(path: Path) -> History:
+    """The prompt's history, kept in `path` across sessions; in memory when the file cannot be made."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+        return FileHistory(str(path))
+    except OSError:
+        return InMemoryHistory()
+
+
+def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
+    """Run `action` in a background thread once, when the prompt is first on screen."""
+    started = False
+
+    def start(_app: object) -> None:
+        nonlocal started
+        if not started:
+            started = True
+            threading.Thread(target=action, name="after-first-draw", daemon=True).start()
+
+    prompt.app.after_render += start
+
+
+def repl_prompt(state: AppState, history: History, session: Callable[[], Session],
+                model_name: Callable[[], str], context: Callable[[], str]) -> PromptSession:
+    """The prompt with its toolbar and keys.
+
+    `session` gives the live session, waiting for it if it is still being built: Shift+Tab's
+    mode change is the session's to record, and Tab completes its stored ids and its model's
+    catalog.
+    """
+    keys = KeyBindings()
+
+    @keys.add("s-tab")
+    def _cycle(event) -> None:
+        run_in_terminal(lambda: (session(), state.cycle("Shift+Tab")))
+
+    @keys.add("escape", "enter")
+    def _newline(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    completer = SlashCompleter(command_names, {
+        "/mode": lambda: list(MODE_CYCLE),
+        "/resume": lambda: [info.id for info in session().recent()],
+        "/model": lambda: [info.id for info in session().agent.model.list_models()],
+    })
+    return PromptSession(history=history, key_bindings=keys, completer=completer,
+                         complete_while_typing=False, bottom_toolbar=toolbar(state, model_name, context))
+
+
+def read_line(prompt: PromptSession) -> str | None:
+    """The next line typed at the prompt (Ctrl-C clears the line); None when the input ends (Ctrl-D)."""
+    while True:
+        try:
+            return prompt.prompt("› ")
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            return None
