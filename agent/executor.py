@@ -54,9 +54,8 @@ DECLINED = ("The user declined this call. Do not retry it as is; ask what they w
 UNANSWERED = "no one to ask"
 NOT_RUN = "Not run:"  # how every result of a call that never ran begins
 INTERRUPTED = f"{NOT_RUN} the user interrupted the turn (Ctrl-C)."
-RAN_INTERRUPTED = ("Interrupted while running (Ctrl-C): this call had started, so it may have done "
-                   "some or all of its work, and its effects may stand. Check them before running "
-                   "it again.")
+RAN_INTERRUPTED = ("Interrupted while running (Ctrl-C): its effects may stand. It had started and may "
+                   "have done some or all of its work; check before running it again.")
 Guard = Callable[[ToolCall, Callable[[], Any]], Any]
 Results = Iterator[tuple[ToolCall, ToolResult]]
 

@@ -32,7 +32,7 @@ def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> in
     not one of the letters offered is asked again.
     """
     width = min(shutil.get_terminal_size((80, 24)).columns, MAX_WIDTH)
-    score = 0
+    score = answered = 0
     for number, question in enumerate(questions, 1):
         print()
         print(textwrap.fill(f"[{number}/{len(questions)}] {question.prompt}", width))
@@ -44,10 +44,11 @@ def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> in
             print()
             break
         right = answer == letters[question.answer]
-        score += right
+        score, answered = score + right, answered + 1
         verdict = "✓ right. " if right else f"✗ it is {letters[question.answer]}. "
         print(textwrap.fill(verdict + question.why, width))
-    print(f"\nScore: {score}/{len(questions)}")
+    stopped = f" (stopped after {answered} of {len(questions)} questions)" if answered < len(questions) else ""
+    print(f"\nScore: {score}/{answered}{stopped}")
     return score
 
 

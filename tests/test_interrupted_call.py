@@ -27,7 +27,7 @@ def test_ctrl_c_during_a_call_reports_it_interrupted_while_running(workspace):
             time.sleep(0.05)
         time.sleep(0.3)  # the echo after it has reached the pipe
         terminal.child.sendintr()
-        terminal.expect_text("Interrupted while running")
+        terminal.expect_text("Interrupted while running (Ctrl-C): its effects may stand")
         terminal.expect("Turn cancelled")
         terminal.sendline("go on")
         terminal.expect("second turn answered")

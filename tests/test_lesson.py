@@ -77,6 +77,11 @@ def test_both_quizzes_run_from_the_command_line():
         assert done.returncode == 0 and "Score: " in done.stdout and "/2" in done.stdout
 
 
+def test_a_quiz_left_early_scores_only_what_was_answered():
+    done = quiz("plan", "-n", "5", "--seed", "1", answers="a\n")
+    assert done.returncode == 0 and "/1 (stopped after 1 of 5 questions)" in done.stdout
+
+
 def test_answering_the_same_letter_every_time_scores_at_most_a_third():
     for seed in range(3):
         for letter in "abcd":

@@ -13,7 +13,8 @@ def test_plan_and_mode_commands(workspace, tmp_path):
     assert live.agent.state.plan_mode
     assert run_slash_command("/plan", live).message, "a second /plan says plan mode is on already"
     assert run_slash_command("/mode nonsense", live).is_error
-    run_slash_command("/mode yolo", live)
+    assert run_slash_command("/mode plan", live).message, "the mode in force says so, not nothing"
+    run_slash_command("/mode YOLO", live)
     assert not live.agent.state.plan_mode and live.agent.state.mode_label == "yolo"
     assert run_slash_command("/exit", live).exit
     assert run_slash_command("/nope", live).is_error

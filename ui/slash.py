@@ -66,9 +66,12 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
     if name == "/mode":
         if not rest:
             return SlashOutcome(f"Mode: {state.mode_label}. Choose one of: {', '.join(MODE_CYCLE)}.")
+        rest = rest.lower()
         if rest not in MODE_CYCLE:
             return SlashOutcome(f"Unknown mode {rest!r}; choose one of: {', '.join(MODE_CYCLE)}.",
                                 is_error=True)
+        if rest == state.mode_label:
+            return SlashOutcome(f"Already in {rest} mode.")
         state.select(rest, f"/mode {rest}")
         return SlashOutcome()
     if name == "/todos":
