@@ -17,6 +17,7 @@ from tests.harness import call, journaled, turn
 from tests.test_rewind_snapshots import fingerprint
 from tools.plan_file import saved_plan
 from ui.export import export_markdown, export_page
+from ui.rewind_command import run_rewind
 
 TODOS = [{"content": "Write the greeting", "status": "in_progress", "activeForm": "Writing it"}]
 
@@ -72,6 +73,21 @@ def test_rewind_to_the_first_prompt_brings_every_file_back_and_the_model_hears_n
     session.run("start again")
     assert user_texts(session.last_request()) == ["start again"]
     assert fingerprint(workspace / ".git") == git_before
+
+
+def test_a_file_the_gitignore_lists_is_named_when_a_rewind_cannot_bring_it_back(
+        workspace: Path, store: SessionStore):
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / ".gitignore").write_text("lesson.txt\n")
+    session, _, rewind = rewindable(workspace, store, [
+        turn("", call("Write", file_path="lesson.txt", content="hello\n"),
+             call("Write", file_path="kept.txt", content="kept\n")), turn("written")], mode="yolo")
+    session.run("write two files")
+    shown, failed = run_rewind(rewind, "1 code")
+    assert not failed and not (workspace / "kept.txt").exists()
+    assert (workspace / "lesson.txt").exists()
+    kept_out = next(line for line in shown.splitlines() if "lesson.txt" in line)
+    assert ".gitignore" in kept_out and "kept.txt" not in shown
 
 
 def test_a_rewind_is_listed_and_restoring_what_it_checkpointed_undoes_it(

@@ -78,6 +78,9 @@ def _done(number: int, done: Rewinding, rewind: Rewind) -> str:
         if files.left:
             lines.append(f"  left alone, as something stands in the way: "
                          f"{', '.join(map(safe, files.left))}")
+        if done.not_kept:
+            lines.append(f"  not brought back, as your .gitignore keeps them out of checkpoints: "
+                         f"{', '.join(map(safe, done.not_kept))} (written by the agent)")
     if done.messages is not None:
         state = rewind.agent.state
         lines.append(f"  conversation: {done.messages} messages, mode {state.mode_label}, "

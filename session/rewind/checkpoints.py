@@ -16,6 +16,10 @@ conversation comes back with its modes, todos and plan: the history is replaced
 state's own functions (only leave_plan_mode turns planning off), the todo list
 is replaced, and the saved plan is written back or removed. While planning,
 taking a checkpoint writes only under $STEPAGENT_HOME.
+
+Checkpoints hold the files git would list, so a file the user's .gitignore lists is
+not in them: Rewind notes each file Write and Edit change (the executor's `after_call`
+seam), and a rewind names those it could not bring back for that reason.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from agent.history import open_calls
 from agent.loop import Agent
+from hooks.registry import ToolCallEvent
 from session.journal import read_session
 from session.live import put_modes_back
 from session.rewind.git_plumbing import GitFailed
@@ -32,11 +37,14 @@ from session.rewind.events import CheckpointTaken, Rewound
 from session.rewind.restore import Restoration, restore
 from session.rewind.shadow_repo import Change, ShadowRepo
 from session.store import SessionStore, StoreUnavailable
+from tools.base import ToolResult
+from tools.paths import outside_workspace, resolve
 from tools.plan_file import save_plan, saved_plan
 from tools.safe_read import read_capped
 
 PARTS = ("code", "conversation")
 REF_PREFIX = "refs/stepagent/"
+WRITERS = ("Write", "Edit")
 
 
 class RewindRefused(Exception):
@@ -62,6 +70,7 @@ class Rewinding:
     undo: CheckpointTaken
     files: Restoration | None
     messages: int | None
+    not_kept: tuple[str, ...] = ()
 
 
 @dataclass
@@ -73,6 +82,7 @@ class Rewind:
     store: SessionStore | None
     taken: list[CheckpointTaken] = field(default_factory=list)
     session_id: str = ""
+    written: set[str] = field(default_factory=set)
     _histories: dict[int, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     _positions: dict[int, int] = field(default_factory=dict)
 
@@ -80,6 +90,14 @@ class Rewind:
         """Take a checkpoint before the prompt joins the history (the loop's `admit` seam)."""
         self.take("prompt", prompt)
         return prompt
+
+    def noticed(self, event: ToolCallEvent, result: ToolResult) -> ToolResult:
+        """Note the file a Write or Edit changed (the executor's `after_call` seam)."""
+        if event.tool.name in WRITERS and not result.is_error:
+            path = resolve(self.agent.workspace, str(event.args.get("file_path", "")))
+            if not outside_workspace(self.agent.workspace, path):
+                self.written.add(path.relative_to(self.agent.workspace.resolve()).as_posix())
+        return result
 
     def checkpoints(self) -> list[CheckpointTaken]:
         """This session's checkpoints, from 1; a session resumed or begun anew brings its own."""
@@ -145,7 +163,8 @@ class Rewind:
         files = restore(self.repo, undo.commit, target.commit) if code else None
         if conversation:
             self._put_conversation_back(target, history)
-        return Rewinding(undo, files, len(history) if conversation else None)
+        not_kept = tuple(sorted(self.written - self.repo.held(undo.commit, self.written))) if code else ()
+        return Rewinding(undo, files, len(history) if conversation else None, not_kept)
 
     def _put_conversation_back(self, target: CheckpointTaken, history: tuple) -> None:
         agent, state = self.agent, self.agent.state

@@ -2,7 +2,8 @@
 
 One function attaches it: `rewind_layer` puts the session's Rewind
 (checkpoints.py) on the loop's `admit` seam, which every prompt passes before it
-joins the history. `rewind_of` finds it again for the REPL's /rewind.
+joins the history, and on the executor's `after_call` seam, where it notes the files
+Write and Edit change. `rewind_of` finds it again for the REPL's /rewind.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from session.store import SessionStore
 
 def rewind_layer(agent: Agent, home: Path, store: SessionStore | None = None) -> None:
     """The layer: checkpoints in a shadow repository under `home`, recorded in `store`."""
-    agent.admit.append(Rewind(agent, ShadowRepo(home, agent.workspace), store))
+    rewind = Rewind(agent, ShadowRepo(home, agent.workspace), store)
+    agent.admit.append(rewind)
+    agent.executor.after_call.append(rewind.noticed)
 
 
 def rewind_of(agent: Agent) -> Rewind | None:

@@ -153,6 +153,13 @@ class ShadowRepo:
             self.git.run("repack", "-d", "-q")
         return commit
 
+    def held(self, commit: str, paths: set[str]) -> set[str]:
+        """Those of `paths` (relative, as git writes them) that the snapshot `commit` holds."""
+        if not paths:
+            return set()
+        output = self.git.run("ls-tree", "-r", "-z", "--name-only", commit, "--", *sorted(paths))
+        return set(output.decode("utf-8", errors="surrogateescape").split("\0")) - {""}
+
     def changes(self, old: str, new: str) -> list[Change]:
         """The paths that differ from snapshot `old` to snapshot `new` (trees or commits)."""
         output = self.git.run("diff-tree", "-r", "-z", "--no-renames", old, new)
