@@ -47,10 +47,9 @@ class Passage:
         return f"[entry {self.seq}, {self.role}]\n{self.text}"
 
 
-def match_expression(query: str) -> str:
-    """An FTS5 expression matching any word of the query (each quoted, so none is an operator)."""
-    words = dict.fromkeys(word.lower() for word in re.findall(r"\w+", query))
-    return " OR ".join(f'"{word}"' for word in words)
+def query_words(query: str) -> list[str]:
+    """The query's words, each once, for the store to look up one by one (none is an operator)."""
+    return list(dict.fromkeys(word.lower() for word in re.findall(r"\w+", query)))
 
 
 def excerpt(text: str, query: str, limit: int) -> str:
@@ -67,12 +66,12 @@ def excerpt(text: str, query: str, limit: int) -> str:
 def relevant_passages(store: SessionStore, session_id: str, query: str,
                       max_tokens: int) -> list[Passage]:
     """The best-matching passages that fit in `max_tokens`, in the order they were said."""
-    expression = match_expression(query)
-    if not expression:
+    words = query_words(query)
+    if not words:
         return []
     budget = max_tokens * CHARS_PER_TOKEN
     chosen: list[Passage] = []
-    for seq, role, body in store.search(session_id, expression, CANDIDATES):
+    for seq, role, body in store.search(session_id, words, CANDIDATES):
         room = budget - sum(len(p.render()) + 2 for p in chosen) - len(f"[entry {seq}, {role}]\n")
         if room < 200:
             break

@@ -6,7 +6,7 @@ list, by session and position, deleted with their session), `plan_revisions`
 (every plan the user reviewed, plan_revisions.py) and `checkpoints` (rewind's,
 session/rewind/: each with the snapshot of the files, how far the entries went,
 the modes, the todos and the plan). `entry_text` is an
-FTS5 full-text index over the messages (BM25 ranking, Porter stemming), which
+FTS5 full-text index over the messages (Porter stemming; BM25 within the session, ranking.py), which
 ReadSessionContext searches (session/search.py). The database runs
 in WAL mode so readers never block the writer, and every write is one
 `BEGIN IMMEDIATE` transaction, so concurrent writers queue instead of failing
@@ -29,11 +29,25 @@ from typing import Any, Iterator
 
 from agent.events import Todo
 from session.plan_revisions import Revision
+from session.ranking import bm25_order
 from session.rewind.events import CheckpointTaken
 from session.schema import MIGRATIONS, searchable_text
 from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 
 BUSY_TIMEOUT_SECONDS = 5.0
+
+
+def _first_varint(size: bytes) -> int:
+    """The first number of an FTS5 docsize blob: the body's length in tokens.
+
+    The blob is one SQLite varint per column (the FTS5 manual's appendix on shadow
+    tables): big-endian groups of seven bits, the high bit set on all but the last."""
+    value = 0
+    for byte in size[:8]:
+        value = value << 7 | byte & 0x7F
+        if byte < 0x80:
+            break
+    return value
 
 
 def _text(data: bytes) -> str:
@@ -199,15 +213,30 @@ class SessionStore:
         rows = self._read("SELECT workspace FROM sessions WHERE id = ?", (session_id,))
         return rows[0][0] if rows else None
 
-    def search(self, session_id: str, expression: str, limit: int) -> list[tuple[int, str, str]]:
-        """The session's messages whose text matches an FTS5 expression, best first: (seq, role, text).
+    def search(self, session_id: str, words: list[str], limit: int) -> list[tuple[int, str, str]]:
+        """The session's messages holding any of `words`, best first (ranking.py): (seq, role, text).
 
-        The index finds the session's rows by its id (a phrase in the session_id column),
-        and ranks them by their text alone."""
-        within = f'session_id : "{session_id.replace(chr(34), chr(34) * 2)}" AND body : ({expression})'
-        return self._read("SELECT seq, role, body FROM entry_text WHERE entry_text MATCH ? AND "
-                          "session_id = ? ORDER BY bm25(entry_text, 1.0, 0.0) LIMIT ?",
-                          (within, session_id, limit))
+        The index finds the session's rows by its id (a phrase in the session_id column);
+        an id that holds this one word by word shares that phrase, so each row is checked
+        for the exact id before it is returned."""
+        own = f'session_id : "{session_id.replace(chr(34), chr(34) * 2)}"'
+        messages = self._read("SELECT count(*) FROM entry_text WHERE entry_text MATCH ?", (own,))[0][0]
+        hits = [self._read("SELECT t.rowid, d.sz FROM entry_text t JOIN entry_text_docsize d "
+                           "ON d.id = t.rowid WHERE entry_text MATCH ?",
+                           (f'{own} AND body : "{word.replace(chr(34), chr(34) * 2)}"',))
+                for word in words]
+        sizes = {row: size for rows in hits for row, size in rows}
+        ranked = bm25_order([[row for row, _ in rows] for rows in hits],
+                            {row: _first_varint(size) for row, size in sizes.items()}, messages)
+        found: list[tuple[int, str, str]] = []
+        for start in range(0, len(ranked), limit):
+            rows = self._read("SELECT t.session_id, t.seq, t.role, t.body FROM json_each(?) j "
+                              "JOIN entry_text t ON t.rowid = j.value ORDER BY j.key",
+                              (json.dumps(ranked[start:start + limit]),))
+            found += [(seq, role, body) for owner, seq, role, body in rows if owner == session_id]
+            if len(found) >= limit:
+                break
+        return found[:limit]
 
     def exists(self, session_id: str) -> bool:
         """Whether a session with this id is stored."""

@@ -155,7 +155,7 @@ def test_the_migration_indexes_sessions_stored_before_it(tmp_path):
     db.commit()
     db.close()
     store = SessionStore(path)
-    assert store.search("sess_old", '"kayak"', 5) == [(1, "assistant", "see below\nWrite\nnotes/kayak.md")]
+    assert store.search("sess_old", ["kayak"], 5) == [(1, "assistant", "see below\nWrite\nnotes/kayak.md")]
 
 
 def test_a_search_finds_only_its_own_sessions_words_and_a_fork_has_them_too(tmp_path):
@@ -165,8 +165,32 @@ def test_a_search_finds_only_its_own_sessions_words_and_a_fork_has_them_too(tmp_
         store.create_session(session_id, tmp_path)
         store.append(session_id, "message", {"role": "user", "content": f"kayak trip {number}"})
     store.copy_session("sess_ab", "sess_fork", tmp_path)
-    assert store.search("sess_ab", '"kayak"', 5) == [(1, "user", "kayak trip 0")]
-    assert store.search("sess_ab_c", '"kayak" OR "trip"', 5) == [(1, "user", "kayak trip 1")]
-    assert store.search("sess_fork", '"kayak"', 5) == [(1, "user", "kayak trip 0")]
-    assert store.search("sess_ab", '"ab" OR "sess"', 5) == [], \
+    assert store.search("sess_ab", ["kayak"], 5) == [(1, "user", "kayak trip 0")]
+    assert store.search("sess_ab_c", ["kayak", "trip"], 5) == [(1, "user", "kayak trip 1")]
+    assert store.search("sess_fork", ["kayak"], 5) == [(1, "user", "kayak trip 0")]
+    assert store.search("sess_ab", ["ab", "sess"], 5) == [], \
         "the query's words are looked for in the text, not in the session id"
+
+
+def messages(store, session_id, workspace, texts) -> None:
+    store.create_session(session_id, workspace)
+    for text in texts:
+        store.append(session_id, "message", {"role": "user", "content": text})
+
+
+def test_a_word_is_weighed_by_the_searched_session_not_by_the_others(tmp_path):
+    """'alpha' is rare in the searched session and everywhere in another one: it still ranks first."""
+    store = SessionStore(tmp_path / "sessions.db")
+    messages(store, "sess_searched", tmp_path,
+             ["alpha once"] + ["beta again"] * 5 + ["other words"] * 4)
+    messages(store, "sess_elsewhere", tmp_path, ["alpha everywhere"] * 40)
+    assert store.search("sess_searched", ["alpha", "beta"], 3)[0] == (1, "user", "alpha once")
+
+
+def test_a_long_message_ranks_after_a_short_one_holding_the_same_word(tmp_path):
+    """Lengths come from the index in tokens, past the one-byte count (128 and 20,000 words)."""
+    store = SessionStore(tmp_path / "sessions.db")
+    long, longer = "kayak " + "filler " * 200, "kayak " + "filler " * 20_000
+    messages(store, "sess_lengths", tmp_path, [longer, long, "kayak trip", "unrelated"] * 2)
+    found = [text for _, _, text in store.search("sess_lengths", ["kayak"], 6)]
+    assert found == ["kayak trip"] * 2 + [long] * 2 + [longer] * 2
