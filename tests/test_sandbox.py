@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -178,6 +179,35 @@ def test_a_fork_bomb_is_stopped_and_leaves_nothing(files, layers):
     assert took < 30, result
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
+def test_every_process_of_the_call_is_in_the_tools_cgroup(files, layers):
+    """The cgroup bounds the call only if the call's first process joined it before starting anything."""
+    if not layers.cgroup:
+        pytest.skip("no writable cgroup here (root only)")
+    marker = uuid.uuid4().hex
+    with ThreadPoolExecutor(1) as pool:
+        call = pool.submit(sandboxed, files, layers, f"sleep 2; : {marker}")
+        end = time.monotonic() + 10
+        while not (pids := subprocess.run(["pgrep", "-f", marker], capture_output=True,
+                                          text=True).stdout.split()) and time.monotonic() < end:
+            time.sleep(0.05)
+        groups = {pid: cgroups_of(pid) for pid in pids}
+        call.result()
+    assert groups and all(found and all("/stepagent-" in path for path in found.values())
+                          for found in groups.values()), groups
+
+
+def cgroups_of(pid: str) -> dict[str, str]:
+    """The process's cgroup in each hierarchy that bounds processes or memory (v1), else in v2."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return {}
+    found = {controllers: path for _, controllers, path in (line.split(":", 2) for line in lines)}
+    v1 = {name: found[name] for name in ("pids", "memory") if name in found}
+    return v1 or {"": found.get("", "")}
 
 
 @pytest.mark.parametrize("layers", LAYER_SETS)

@@ -37,7 +37,7 @@ from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.host_views import host_view
 from tools.bash.sandbox.launch import plan_mode_launch
 from tools.bash.sandbox.narrowing import narrow
-from tools.bash.sandbox.scratch import remove_left_behind_scratch
+from tools.bash.sandbox.scratch import SharedPrivateFolder, remove_left_behind_scratch
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import contained
 from tools.judgement import Judgement
@@ -67,7 +67,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
 
     Called directly (`handler`, as tests do), it decides the call itself, once, from the state now.
     """
-    cgroup = SharedCgroup()
+    cgroup, private = SharedCgroup(), SharedPrivateFolder()
     first_sandboxed_call = [True]
 
     def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
@@ -85,7 +85,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
             first_sandboxed_call.clear()
             remove_left_behind_scratch()
         present = layers()
-        with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None) as launch:
+        with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None,
+                              private) as launch:
             outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
                                   {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
                                   watchdog=not launch.dies_with_parent)

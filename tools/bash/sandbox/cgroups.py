@@ -40,12 +40,12 @@ class CallCgroup:
     def join(self) -> None:
         """Move this process into the cgroup (call between fork and exec)."""
         for path in self.paths:
-            with open(path / "cgroup.procs", "w", encoding="ascii") as procs:
-                procs.write(str(os.getpid()))
+            with open(path / _joined_by(path), "w", encoding="ascii") as procs:
+                procs.write("0")
 
     def join_commands(self) -> list[str]:
         """Shell commands that move the shell running them into the cgroup."""
-        return [f"echo $$ > {shlex.quote(str(path / 'cgroup.procs'))}" for path in self.paths]
+        return [f"echo 0 > {shlex.quote(str(path / _joined_by(path)))}" for path in self.paths]
 
     def kill_members(self) -> None:
         """Kill whatever is still in the cgroup."""
@@ -136,6 +136,16 @@ def _made(path: Path, limits: dict[str, int]) -> Path | None:
     except OSError:
         path.rmdir()
         return None
+
+
+def _joined_by(path: Path) -> str:
+    """The file in which a single-threaded process writes "0" (itself) to join the cgroup.
+
+    A v1 hierarchy has `tasks`, which moves the writer's one thread without locking
+    every thread group on the machine, as cgroup.procs does (an RCU grace period:
+    milliseconds a call, per hierarchy). The shell and the forked child that join are
+    single-threaded, so the thread is the whole process. v2 has cgroup.procs only."""
+    return "tasks" if (path / "tasks").exists() else "cgroup.procs"
 
 
 def _rmdir(path: Path) -> bool:

@@ -15,7 +15,8 @@ bounded in total: under bubblewrap a tmpfs of SCRATCH_BYTES is mounted on it,
 without it the call's first program is scratch_guard.py, which stops the call
 once the private folder takes more. Landlock lets the call
 write beneath that folder's parent, a private folder made for the call.
-Everything made for the call (pipe, ruleset, cgroup, folders) goes with it.
+Everything made for the call (pipe, ruleset, folders) goes with it; the
+cgroup, and under bubblewrap the private folder, serve all of a tool's calls.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from tools.bash.sandbox.capabilities import drop_all_prefix
 from tools.bash.sandbox.limits import call_limits
 from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.kernel_reads import kernel_reads_ruleset
-from tools.bash.sandbox.scratch import make_private_folder
+from tools.bash.sandbox.scratch import SharedPrivateFolder, make_private_folder
 from tools.bash.sandbox.status import Layers
 
 
@@ -55,19 +56,24 @@ class Launch:
 
 
 @contextmanager
-def plan_mode_launch(workspace: Path, layers: Layers,
-                     cgroup: CallCgroup | None = None) -> Iterator[Launch]:
-    """The launch for one call; leaving the block removes what it made and kills what is left."""
+def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None = None,
+                     shared: SharedPrivateFolder | None = None) -> Iterator[Launch]:
+    """The launch for one call; leaving the block removes what it made and kills what is left.
+
+    Under bubblewrap the private folder is `shared`'s, when given."""
     with ExitStack() as cleanup:
         limits = call_limits()
         launch = Launch()
         if cgroup:
             cleanup.callback(cgroup.kill_members)
         program = seccomp.this_machines_program() if layers.seccomp else None
-        private = make_private_folder()
-        cleanup.callback(shutil.rmtree, private, ignore_errors=True)
+        if layers.bwrap and shared:
+            private = shared.get()
+        else:
+            private = make_private_folder()
+            cleanup.callback(shutil.rmtree, private, ignore_errors=True)
+            os.mkdir(os.path.join(private, "tmp"))
         scratch = os.path.join(private, "tmp")
-        os.mkdir(scratch)
         launch.env["TMPDIR"] = scratch
         ruleset = None
         if layers.landlock_abi and (layers.perl or not layers.bwrap):

@@ -93,9 +93,13 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
 
 
 def _unreadable_file(private: str) -> str:
-    """An empty file in the call's private folder that no one without capabilities may read."""
+    """An empty file in the call's private folder that no one without capabilities may read
+    (made by the first call that needs it when calls share the folder)."""
     path = os.path.join(private, "leased")
-    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0))
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0))
+    except FileExistsError:
+        pass
     return path
 
 

@@ -2,7 +2,9 @@
 when that maker is gone.
 
 Part of the plan-mode sandbox's launch (launch.py), which writes a call's
-scratch files beneath this folder and removes it when the call ends. A
+scratch files beneath this folder and removes it when the call ends (under
+bubblewrap, where nothing reaches the folder itself, one serves all of a tool's
+calls: SharedPrivateFolder). A
 stepagent killed mid-call cannot, so the first plan-mode call of the next one
 removes what dead stepagents left. The temp folder is shared: with other users,
 and with other PID namespaces (a container mounting the host's /tmp), where a
@@ -24,7 +26,8 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SCRATCH_PREFIX = "stepagent-bash-"
@@ -52,6 +55,28 @@ def this_process() -> Mark:
 def make_private_folder() -> str:
     """A new folder (mode 0700) in the temp folder, named with this process's mark."""
     return tempfile.mkdtemp(prefix=this_process().prefix())
+
+
+@dataclass
+class SharedPrivateFolder:
+    """One private folder, with its empty `tmp`, for all of a tool's calls under bubblewrap.
+
+    Under bubblewrap a call sees the folder read-only and its `tmp` beneath a
+    tmpfs of its own, so no call can leave anything in it for the next: making
+    and removing one per call would only cost time (milliseconds on a busy disk).
+    Made on first use, removed when the tool is gone or stepagent exits.
+    """
+
+    made: list[str] = field(default_factory=list)
+
+    def get(self) -> str:
+        """The folder, made on first use."""
+        if not self.made:
+            folder = make_private_folder()
+            os.mkdir(os.path.join(folder, "tmp"))
+            weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
+            self.made.append(folder)
+        return self.made[0]
 
 
 def remove_left_behind_scratch() -> None:
