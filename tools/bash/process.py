@@ -1,14 +1,11 @@
 """Run one Bash call to its end, and leave nothing of it behind.
 
 The process side of the Bash tool, in every mode. The call starts a session
-of its own, so its processes form one group. Its first process is a short `sh`
-that forks a watchdog into that group before it execs the command: the
-watchdog waits on a pipe only stepagent holds and kills the whole group,
-background jobs included, once the pipe closes, that is when stepagent dies,
-even by kill -9; if stepagent died before the watchdog existed, the pipe is
-already closed and the group dies at once, so the command never runs unwatched
-(bubblewrap's --die-with-parent does this work for the sandbox). When the call
-ends normally, the group is killed, watchdog and all. The child runs no Python
+of its own, so its processes form one group. Unless the command dies with
+stepagent by itself (bubblewrap's --die-with-parent), the tool's watchdog
+(watchdog.py) kills that group should stepagent die, even by kill -9: the
+call's first process registers the group with it before the command runs.
+When the call ends normally, the group is killed. The child runs no Python
 between fork and exec unless the caller asks for it (`in_child`: limits, a
 Landlock ruleset), so subprocess starts it with vfork, several milliseconds
 cheaper than a fork of stepagent's whole memory (bench/bash_safety.py). The
@@ -31,18 +28,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tools.base import CallInterrupted
-from tools.bash.left_running import VARIABLE
+from tools.bash.watchdog import Watchdog
 
 MAX_OUTPUT = 30_000
 FLOOD_LIMIT = 10_000_000
 DRAIN_SECONDS = 0.5
 POLL_SLICE_SECONDS = 0.2  # a sub-agent's thread can only be interrupted between slices
 EXIT_LOOK_SECONDS = 0.02
-# stdin is the pipe only stepagent holds: fd 3 for the watchdog (which holds none of the output),
-# /dev/null for the command. The call's marker ($1) is exported for the command only, so the
-# watchdog, which may outlive the call by a moment, is never taken for something it left running.
-WATCHED = ('exec 3<&0 </dev/null; (read _ <&3; kill -KILL -$$) >&- 2>&- & '
-           f'[ -z "$1" ] || export {VARIABLE}="$1"; shift; exec 3<&- "$@"')
 
 
 @dataclass
@@ -86,17 +78,15 @@ class _Capped:
 
 def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: float,
                 in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = (),
-                watchdog: bool = True) -> Outcome:
+                watchdog: Watchdog | None = None) -> Outcome:
     """Run argv with its output captured; return when it ends, times out or floods.
 
-    `watchdog=False` where the command already dies whole with stepagent (bubblewrap).
+    With a `watchdog`, argv's first process registers on its pipe, given as stdin (watchdog.py);
+    None where the command already dies whole with stepagent (bubblewrap).
     """
     steps = tuple(in_child)
-    if watchdog:
-        argv = ["sh", "-c", WATCHED, "sh", env.get(VARIABLE, ""), *argv]
-        env = {name: value for name, value in env.items() if name != VARIABLE}
     process = subprocess.Popen(list(argv), cwd=cwd, env=env,
-                               stdin=subprocess.PIPE if watchdog else subprocess.DEVNULL,
+                               stdin=watchdog.pipe() if watchdog else subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, pass_fds=tuple(pass_fds),
                                preexec_fn=(lambda: [step() for step in steps]) if steps else None)
@@ -108,9 +98,9 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
         timed_out = interrupted = True
     finally:
         _kill_group(process)
-        if process.stdin:
-            process.stdin.close()
         _drain(process, output)
+        if watchdog:
+            watchdog.ended(process.pid)
         process.wait()
         process.stdout.close()
     if interrupted:

@@ -31,7 +31,8 @@ from typing import Any, Callable
 
 from state import AppState
 from tools.base import CallDecision, Tool, ToolResult
-from tools.bash.left_running import VARIABLE, LeftProcess, describe, left_by, new_call_marker
+from tools.bash.left_running import (VARIABLE, LeftProcess, describe, left_by, new_call_marker,
+                                     this_stepagent)
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.host_views import host_view
@@ -40,6 +41,7 @@ from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.scratch import SharedPrivateFolder, remove_left_behind_scratch
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import contained
+from tools.bash.watchdog import Watchdog, by_sh
 from tools.judgement import Judgement
 from tools.plain_bash import PARAMETERS, timeout_of
 from tools.preview import command_preview
@@ -68,6 +70,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     Called directly (`handler`, as tests do), it decides the call itself, once, from the state now.
     """
     cgroup, private = SharedCgroup(), SharedPrivateFolder()
+    watchdog = Watchdog(this_stepagent(workspace))
     first_sandboxed_call = [True]
 
     def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
@@ -79,7 +82,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         if sandboxed or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
         if not sandboxed:
-            outcome = run_process(["bash", "-c", command], str(workspace), env, timeout)
+            outcome = run_process(["bash", "-c", command], str(workspace), watchdog.by_bash(env),
+                                  timeout, watchdog=watchdog)
             return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if first_sandboxed_call:
             first_sandboxed_call.clear()
@@ -87,9 +91,10 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         present = layers()
         with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None,
                               private) as launch:
-            outcome = run_process([*launch.prefix, "bash", "-c", command], str(workspace),
+            argv = [*launch.prefix, "bash", "-c", command]
+            outcome = run_process(argv if launch.dies_with_parent else by_sh(argv), str(workspace),
                                   {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
-                                  watchdog=not launch.dies_with_parent)
+                                  watchdog=None if launch.dies_with_parent else watchdog)
         return _result(outcome, timeout, [])
 
     def judge(args: dict[str, Any]) -> Judgement:

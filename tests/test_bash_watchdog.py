@@ -1,0 +1,60 @@
+"""The Bash tool's watchdog (tools/bash/watchdog.py), attacked: a call that writes to its pipe, and a
+stepagent that dies before its call has registered.
+
+Each test runs a stand-in for stepagent in a process of its own and kills it, as
+test_sandbox.py does; what survives is looked for by a marker in the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from tests.test_sandbox import STEPAGENT_STAND_IN, running, wait_until
+
+PYTHON = sys.executable
+ROOT = Path(__file__).resolve().parent.parent
+# A stepagent that starts its watchdog, then a call that registers only after stepagent has died.
+DIES_BEFORE_THE_CALL_REGISTERS = """
+import os, subprocess, sys
+from pathlib import Path
+from tools.bash.left_running import VARIABLE, this_stepagent
+from tools.bash.watchdog import REGISTER, Watchdog
+workspace = Path(sys.argv[2])
+watchdog = Watchdog(this_stepagent(workspace))
+late = f"sleep 1; {REGISTER} && sleep 100; : {sys.argv[1]}"
+subprocess.Popen(["sh", "-c", late], stdin=watchdog.pipe(), start_new_session=True,
+                 env={**os.environ, VARIABLE: this_stepagent(workspace) + ".call"})
+os._exit(0)
+"""
+
+
+def test_a_call_cannot_have_the_watchdog_kill_a_group_it_did_not_start(tmp_path):
+    head, tail = uuid.uuid4().hex, uuid.uuid4().hex  # the name shows only once the lines are sent
+    marker = head + tail
+    outsider = subprocess.Popen(["sleep", "100"], start_new_session=True)
+    inject = (f'for watchdog in $(pgrep -f "listed="); do echo "+ {outsider.pid}" '
+              f'> /proc/$watchdog/fd/0; done 2>/dev/null; exec -a {head}"{tail}" sleep 100')
+    stand_in = subprocess.Popen([PYTHON, "-c", STEPAGENT_STAND_IN, inject, "yolo", str(tmp_path)],
+                                cwd=ROOT)
+    try:
+        assert wait_until(lambda: running(marker) >= 1), "the call did not start"
+        stand_in.kill()
+        stand_in.wait()
+        assert wait_until(lambda: running(marker) == 0), "the call outlived stepagent"
+        assert outsider.poll() is None, "the watchdog killed a group the call named"
+    finally:
+        stand_in.kill()
+        outsider.kill()
+        outsider.wait()
+
+
+def test_a_call_that_registers_after_stepagent_died_is_killed(tmp_path):
+    marker = uuid.uuid4().hex
+    stand_in = subprocess.run([PYTHON, "-c", DIES_BEFORE_THE_CALL_REGISTERS, marker, str(tmp_path)],
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert stand_in.returncode == 0 and running(marker) == 1, "the call is not waiting to register"
+    assert wait_until(lambda: running(marker) == 0), "a call that registered late outlived stepagent"
