@@ -21,8 +21,10 @@ SMALLEST_WEIGHT = 1e-6
 
 
 def bm25_order(holders: list[list[int]], lengths: dict[int, int], messages: int) -> list[int]:
-    """Row ids best first, ties in stored order. `holders[i]` lists the rows holding word i,
-    `lengths` gives each such row's length in tokens, `messages` the session's count."""
+    """Row ids best first, ties in stored order.
+
+    `holders[i]` lists the rows holding word i, `lengths` gives each such row's length in
+    tokens, `messages` is how many messages the session has."""
     if not lengths:
         return []
     average = sum(lengths.values()) / len(lengths) or 1.0
