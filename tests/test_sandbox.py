@@ -240,6 +240,14 @@ def test_memory_is_bounded(files, layers):
 
 
 @pytest.mark.parametrize("layers", LAYER_SETS)
+def test_the_call_runs_within_the_limits_soft_and_hard(files, layers):
+    """64 MiB per file, no core files, 4 GiB of memory, as bash counts them (KiB)."""
+    result, _ = sandboxed(files, layers, "ulimit -Sf; ulimit -Hf; ulimit -Sc; ulimit -Hc; "
+                                         "ulimit -Sv; ulimit -Hv")
+    assert result.split("\n[")[0].split() == ["65536", "65536", "0", "0", "4194304", "4194304"], result
+
+
+@pytest.mark.parametrize("layers", LAYER_SETS)
 def test_no_nested_user_namespace_to_regain_capabilities(files, layers):
     command = "unshare -Ur true && echo nested"
     if "nested" not in plain(files, command).stdout:

@@ -61,8 +61,7 @@ def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None
     """Rg's first `keep` output lines; `complete` is False when it was stopped for more.
 
     A `prefix` runs it inside a sandbox."""
-    limits = " && ".join([*Limits(memory=MEMORY_BYTES).shell_commands(), 'exec "$@"'])
-    argv = ["bash", "-p", "-c", limits, "ripgrep", *(prefix or []), ripgrep(),
+    argv = [*Limits(memory=MEMORY_BYTES).trampoline(name="ripgrep"), *(prefix or []), ripgrep(),
             "--no-config", "--color", "never", *arguments]
     try:
         process = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -2,9 +2,9 @@
 
 Build mode's read-only calls, which run without a question, start the same way (unasked.py).
 
-With bubblewrap the call runs as `bash -p -c 'join the cgroup, ulimit …; exec
-"$@"' bwrap … -- perl … bash -c CMD` with the seccomp filter passed on a pipe
-and the Landlock ruleset as a descriptor, which perl applies inside
+With bubblewrap the call runs as `dash -c 'join the cgroup, ulimit …; exec
+"$@"' bwrap … -- perl … bash -c CMD` (limits.py's trampoline) with the seccomp
+filter passed on a pipe and the Landlock ruleset as a descriptor, which perl applies inside
 (landlock_in_bwrap.py): no Python runs between fork and exec, so the call
 starts with vfork (bench/bash_safety.py measures it). Without bubblewrap, the child
 restricts itself before exec (Landlock, with a second ruleset that keeps the
@@ -84,10 +84,7 @@ def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None 
             if fd is not None:
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
-            first = (cgroup.join_commands() if cgroup else []) + limits.shell_commands()
-            # -p: the trampoline runs outside the sandbox, so it reads no BASH_ENV
-            # and imports no exported functions (an `echo` function could replace its own).
-            launch.prefix = ["bash", "-p", "-c", " && ".join([*first, 'exec "$@"']), "bash",
+            launch.prefix = [*limits.trampoline(cgroup.join_commands() if cgroup else []),
                              *bwrap_argv(layers.bwrap, workspace, fd, scratch)]
             if ruleset and layers.perl:
                 launch.pass_fds.append(ruleset.fd)

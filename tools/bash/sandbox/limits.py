@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tools import linux_only
 
@@ -38,17 +40,35 @@ class Limits:
         if self.processes is not None:
             _lower(resource.RLIMIT_NPROC, self.processes)
 
-    def shell_commands(self) -> list[str]:
-        """The same limits as bash `ulimit` commands, soft and hard.
+    def trampoline(self, first: list[str] = (), name: str = "stepagent") -> list[str]:
+        """A command prefix that runs `first`, sets these limits, then execs what follows.
 
-        For a launch that sets them without running Python in the child."""
-        limits = [("c", resource.RLIMIT_CORE, 0), ("f", resource.RLIMIT_FSIZE, self.file_size // 1024)]
+        For a launch that sets them without running Python in the child; the shell runs
+        outside any sandbox. dash where there is one: it starts in about half bash's time, imports no functions
+        and reads no startup file when not interactive; else `bash -p`, which does neither either
+        (an exported `echo` function could replace its own)."""
+        dash = _dash()
+        commands = [*first, *self._shell_commands(dash is not None), 'exec "$@"']
+        return [*([dash] if dash else ["bash", "-p"]), "-c", " && ".join(commands), name]
+
+    def _shell_commands(self, dash: bool) -> list[str]:
+        """The same limits as `ulimit` commands, soft and hard, in the units of dash or of bash.
+
+        dash counts file and core sizes in 512-byte blocks (bash in 1024) and names the
+        process count -p (bash -u)."""
+        block = 512 if dash else 1024
+        limits = [("c", resource.RLIMIT_CORE, 0, block), ("f", resource.RLIMIT_FSIZE, self.file_size, block)]
         if linux_only.available():
-            limits.insert(0, ("v", resource.RLIMIT_AS, self.memory // 1024))
+            limits.insert(0, ("v", resource.RLIMIT_AS, self.memory, 1024))
         if self.processes is not None:
-            limits.append(("u", resource.RLIMIT_NPROC, self.processes))
-        return [f"ulimit -{option} {_within_hard(which, value, unit=1 if option in 'cu' else 1024)}"
-                for option, which, value in limits]
+            limits.append(("p" if dash else "u", resource.RLIMIT_NPROC, self.processes, 1))
+        return [f"ulimit -{option} {_within_hard(which, value // unit, unit)}"
+                for option, which, value, unit in limits]
+
+
+@lru_cache(maxsize=1)
+def _dash() -> str | None:
+    return shutil.which("dash")
 
 
 def call_limits() -> Limits:
