@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import lru_cache
 
 from tools.bash.sandbox.mount_table import mount_points
 from tools.leases import leased_paths
@@ -64,10 +65,9 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
     Both paths are real paths (no symbolic links).
     """
     covered = covered_folders()
-    needed = [os.path.expanduser("~"), *os.environ.get("PATH", "").split(os.pathsep), sys.prefix]
-    tops = [_top_level_in(os.path.realpath(path), covered) for path in needed if path]
-    tops = [top for top in tops if top not in covered]  # HOME=/tmp must not bring all of /tmp back
-    tops += [_top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered)]
+    tops = [*_tops_needed(os.path.expanduser("~"), os.environ.get("PATH", ""), sys.prefix,
+                          tuple(covered)),
+            _top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered)]
     kept = _outermost([top for top in tops if top])
     kernel = [mount for mount in kernel_pipe_mounts()
               if not _beneath_any(mount, covered) or _beneath_any(mount, kept)]
@@ -105,12 +105,25 @@ def _unreadable_file(private: str) -> str:
 
 def covered_folders() -> list[str]:
     """The folders to cover, as real paths, each once, none beneath another."""
-    found: list[str] = []
-    for folder in COVERED_FOLDERS:
-        real = os.path.realpath(folder)
-        if os.path.isdir(real):
-            found.append(real)
-    return _outermost(found)
+    return list(_real_folders(COVERED_FOLDERS))
+
+
+@lru_cache(maxsize=4)
+def _real_folders(folders: tuple[str, ...]) -> tuple[str, ...]:
+    """Looked up once per process, like `_tops_needed`: the system's own folders and stepagent's
+    environment do not move while it runs, and a stale answer only brings back, read-only, what
+    the call would have seen when stepagent started."""
+    return tuple(_outermost([real for real in map(os.path.realpath, folders) if os.path.isdir(real)]))
+
+
+@lru_cache(maxsize=4)
+def _tops_needed(home: str, path: str, prefix: str, covered: tuple[str, ...]) -> tuple[str, ...]:
+    """The covered folders' top-level folders that hold the home folder, PATH's folders or
+    stepagent's environment (`prefix`); never a covered folder itself (HOME=/tmp must not bring
+    all of /tmp back)."""
+    tops = [_top_level_in(os.path.realpath(folder), list(covered))
+            for folder in [home, *path.split(os.pathsep), prefix] if folder]
+    return tuple(top for top in tops if top and top not in covered)
 
 
 def kernel_pipe_mounts() -> list[str]:
@@ -118,17 +131,17 @@ def kernel_pipe_mounts() -> list[str]:
     return _outermost(mount_points(KERNEL_PIPE_FILESYSTEMS))
 
 
-def _links_in(folder: str) -> list[str]:
+def _links_in(folder: str) -> tuple[str, ...]:
     """--symlink options that make the links at the top of `folder` again."""
-    argv = []
+    argv: list[str] = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.is_symlink():
                     argv += ["--symlink", os.readlink(entry.path), entry.path]
     except OSError:
-        return []
-    return argv
+        return ()
+    return tuple(argv)
 
 
 def _top_level_in(path: str, covered: list[str]) -> str | None:
