@@ -15,9 +15,9 @@ the group dies all the same: a command never runs unwatched. Nothing the
 command starts holds the pipe, so nothing it leaves running keeps the watchdog
 from its work, and no process of the call's but the command holds its output
 open (process.py reads until the output closes). Where the call's first program
-is bash itself (outside plan mode), bash registers from a startup file named by
-BASH_ENV, which then puts the user's own BASH_ENV back: a process of its own
-would cost as much again as the whole call (`by_bash`). Elsewhere (the plan-mode
+is bash itself (a call the user approved), bash registers from a startup file
+named by BASH_ENV, which then puts the user's own BASH_ENV back: a process of
+its own would cost as much again as the whole call (`by_bash`). Elsewhere (the
 sandbox without bubblewrap) a short `sh` registers and execs the call (`by_sh`).
 
 The watchdog takes a group only from its leader, and only while the leader is
