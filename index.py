@@ -1,6 +1,7 @@
 """stepagent's command line: parse the flags, then load the product and run it.
 
-    python index.py [--mode build|edit|yolo|plan] [--model NAME] [--script FILE] [MESSAGE]
+    python index.py [--mode build|edit|yolo|plan] [--model NAME] [--plan-model NAME]
+                    [--script FILE] [MESSAGE]
                     [--record FILE] [--script FILE --check]
     python index.py -p PROMPT|- [--output-format text|json|stream-json]
                     [--approve-plan[=MODE]]

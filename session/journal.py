@@ -1,10 +1,10 @@
 """The journal: every event of the session, written to the session store as it happens.
 
-It listens to the state's event stream (events.py): messages, mode changes with
-their cause, hook decisions (a sub-agent's too, with the sub-agent named),
-sub-agents starting and ending, AskUserQuestion's countdowns, started calls, the
-diff each Write or Edit made, each reply's token usage and todo lists become
-entries, in order; a rewind's history is an entry as a compaction's is, and
+It listens to the state's event stream (events.py): messages, mode changes and
+choices of plan model (agent/plan_model.py) with their cause, hook decisions (a
+sub-agent's too, with the sub-agent named), sub-agents starting and ending,
+AskUserQuestion's countdowns, started calls, the diff each Write or Edit made,
+each reply's token usage and todo lists become entries, in order; a rewind's history is an entry as a compaction's is, and
 rewind's checkpoints go to a table of their own. A tool result is a message
 stored the moment its call ends, and a call is marked started before its
 handler runs, so a session killed mid-turn loses no result that was ready, and
@@ -26,6 +26,7 @@ from typing import Any, Callable
 from agent.events import (Event, MessageAdded, ModeChanged, PlanReviewed, Todo, TodosChanged,
                           TokensUsed, ToolDecision, ToolFinished, ToolStarted)
 from agent.executor import NOT_RUN
+from agent.plan_model import PlanModelChosen, plan_model_of
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted, SubAgentTokensUsed
 from session.compaction import Compacted
 from session.lock import SessionLock
@@ -41,7 +42,7 @@ RESULT_LOST = ("Result lost: this call started, but the session ended before it 
                "may have done some or all of its work. Check its effects before running it again.")
 
 
-AUDITED = {"mode", "hook", "subagent", "review"}
+AUDITED = {"mode", "plan_model", "hook", "subagent", "review"}
 
 
 def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
@@ -51,6 +52,8 @@ def entry_for(event: Event) -> tuple[str, dict[str, Any]] | None:
     if isinstance(event, ModeChanged):
         return "mode", {"plan_mode": event.plan_mode, "permission_mode": event.permission_mode,
                         "cause": event.cause}
+    if isinstance(event, PlanModelChosen):
+        return "plan_model", {"name": event.name, "cause": event.cause}
     if isinstance(event, ToolDecision):
         return "hook", _decision(event)
     if isinstance(event, SubAgentDecision):
@@ -150,10 +153,7 @@ class Journal:
                 self.claim(session_id)
                 self.store.create_session(session_id, self.workspace)
                 self._created.add(session_id)
-                if not isinstance(event, ModeChanged):  # begun by /clear, or resumed: record its mode
-                    opened = ModeChanged(self.state.plan_mode, self.state.permission_mode.value,
-                                         "session opened")
-                    self.store.append(session_id, *entry_for(opened))
+                self._record_opening(session_id, event)
             if isinstance(event, CheckpointTaken):
                 self.store.add_checkpoint(session_id, event)
             else:
@@ -166,6 +166,17 @@ class Journal:
             self.store = None
             self.warn(f"{failure}. Going on in memory; this session will not be saved from here.")
 
+    def _record_opening(self, session_id: str, event: Event) -> None:
+        """A session begun by /clear, or resumed, starts with its modes and plan model."""
+        if not isinstance(event, ModeChanged):
+            opened = ModeChanged(self.state.plan_mode, self.state.permission_mode.value,
+                                 "session opened")
+            self.store.append(session_id, *entry_for(opened))
+        chosen = plan_model_of(self.state)
+        if chosen and chosen.plan_model and not isinstance(event, PlanModelChosen):
+            self.store.append(session_id, *entry_for(PlanModelChosen(chosen.plan_model,
+                                                                     "session opened")))
+
     def _revision(self, event: Event) -> Revision | None:
         """A reviewed plan becomes the session's next revision (kept here and in the store)."""
         if not isinstance(event, PlanReviewed):
@@ -177,7 +188,7 @@ class Journal:
 
 @dataclass
 class Restored:
-    """What a stored session's entries add up to: the messages, modes, todos and audit to resume with."""
+    """What a stored session's entries add up to: what a resume puts back (plan model included)."""
 
     session_id: str
     messages: list[dict[str, Any]]
@@ -188,6 +199,7 @@ class Restored:
     countdowns: dict[str, AskCountdown] = field(default_factory=dict)
     started: set[str] = field(default_factory=set)
     revisions: list[Revision] = field(default_factory=list)
+    plan_model: str = ""
 
     def closing_result(self, call_id: str) -> str:
         """The result a resume gives a call that has none: result lost if it started, else not run."""
@@ -210,7 +222,7 @@ def read_session(store: SessionStore, session_id: str, upto: int | None = None) 
     A rewind replays up to a checkpoint's place.
     """
     messages: list[dict[str, Any]] = []
-    plan_mode, permission_mode = False, "build"
+    plan_mode, permission_mode, plan_model = False, "build", ""
     audit: list[dict[str, Any]] = []
     countdowns: dict[str, AskCountdown] = {}
     started: set[str] = set()
@@ -231,8 +243,10 @@ def read_session(store: SessionStore, session_id: str, upto: int | None = None) 
                 if entry.kind == "mode":
                     plan_mode = bool(entry.payload["plan_mode"])
                     permission_mode = PermissionMode(entry.payload["permission_mode"]).value
+                elif entry.kind == "plan_model":
+                    plan_model = str(entry.payload["name"])
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreUnavailable(f"session {session_id} in {store.path} is damaged "
                                f"(an entry lacks {exc})") from None
     return Restored(session_id, messages, plan_mode, permission_mode, store.todos(session_id), audit,
-                    countdowns, started, store.revisions(session_id))
+                    countdowns, started, store.revisions(session_id), plan_model)

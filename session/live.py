@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent.events import mode_label
 from agent.history import open_calls
+from agent.plan_model import plan_model_of
 from agent.loop import Agent
 from session.compaction import SUMMARY_HEADING, compact
 from session.journal import Journal, read_session
@@ -115,7 +116,7 @@ class Session:
         return find_session(self.store, self.agent.workspace, wanted)
 
     def resume(self, wanted: str) -> str:
-        """Put a stored session back exactly: messages, modes, todos, audit trail, countdowns.
+        """Put a stored session back exactly: messages, modes, plan model, todos, audit trail, countdowns.
 
         `wanted` is its id or a unique start of it; returns the whole id. The countdowns are
         AskUserQuestion's deadlines, emitted again for it to find.
@@ -135,6 +136,8 @@ class Session:
         if restored.todos != state.todos:
             state.replace_todos(restored.todos)
         put_modes_back(state, restored.plan_mode, restored.permission_mode, "resume")
+        if (per_phase := plan_model_of(state)) is not None:
+            per_phase.choose(restored.plan_model, "resume")
         for countdown in restored.countdowns.values():
             state.events.emit(countdown)
         return session_id
@@ -195,6 +198,8 @@ class Session:
             if entry["kind"] == "mode":
                 label = mode_label(entry["plan_mode"], entry["permission_mode"])
                 lines.append(f"  ◆ mode → {label:5} (by {entry['cause']})")
+            elif entry["kind"] == "plan_model":
+                lines.append(f"  ◆ plan model → {entry['name'] or 'off'} (by {entry['cause']})")
             elif entry["kind"] == "subagent":
                 lines.append("  ◇ " + _subagent_line(entry))
             elif entry["kind"] == "review":

@@ -34,7 +34,7 @@ ENVIRONMENT = f"""environment:
 EXIT_CODES = """exit codes:
   0    answered (-p), or the REPL, --resume list, --export-html, --doctor or --check ended well
   1    the model, a limit or an internal error failed the run, or -p's answer was cut; --doctor or --check found a problem
-  2    bad arguments, a --script or --model that cannot be used, or no session to resume
+  2    bad arguments, a --script, --model or --plan-model that cannot be used, or no session to resume
   3    the session to resume is open in another stepagent process (-p never forks it)
   4    -p: a plan awaits approval, nothing was changed (--approve-plan approves it)
   5    -p: answered, but calls that needed an answer nobody could give were denied (listed)
@@ -71,6 +71,10 @@ def argument_parser() -> argparse.ArgumentParser:
                         "at it (exit code 4), and go on in MODE (--approve-plan=edit lets the "
                         "implementation write; bare: the mode in force)")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
+    parser.add_argument("--plan-model", metavar="NAME",
+                        help="send every request made while plan mode is on to this model, and "
+                        "the session's model after approval (off: plan on the session's model; "
+                        "a resumed session keeps its own unless this is given)")
     parser.add_argument("--script", type=path, help="replay a scripted model from a JSON file")
     parser.add_argument("--lesson", action="store_true",
                         help="play the offline step-42 lesson, whatever OPENAI_API_KEY and "
@@ -144,6 +148,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--context-window must be a number of tokens from 1000 to {MAX_CONTEXT_WINDOW}")
     if args.model is not None and not args.model.strip():
         parser.error("--model needs a model name")
+    if args.plan_model is not None and not args.plan_model.strip():
+        parser.error("--plan-model needs a model name (or off)")
     if args.record is not None and not os.access(args.record.parent, os.W_OK | os.X_OK):
         parser.error(f"--record {args.record}: the folder {args.record.parent} does not exist "
                      "or cannot be written")

@@ -27,6 +27,7 @@ from rich.text import Text
 from agent.approval import PermissionRequest
 from agent.events import (Event, ModeChanged, Todo, TodosChanged, ToolDecision, ToolFinished,
                           ToolRequested, ToolStarted)
+from agent.plan_model import PlanModelChosen
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
 from models.base import Notice
@@ -126,13 +127,16 @@ class ConsoleView:
         self._stream.finish()
 
     def on_event(self, event: Event) -> None:
-        """Mode changes (with who caused them), todo lists, tool calls and memories, as they happen."""
+        """Mode changes and the plan model (with who caused them), todo lists, tool calls and memories, as they happen."""
         if isinstance(event, ModeChanged):
             self.notice(f"mode → {event.label} (by {event.cause})",
                         style="magenta" if event.plan_mode else "cyan")
             status = self.sandbox_status() if event.plan_mode else ""
             if status:
                 self.notice(status, style="dim")
+        elif isinstance(event, PlanModelChosen):
+            self.notice(f"plan model → {safe(event.name) or 'off'} (by {safe(event.cause)})",
+                        style="magenta")
         elif isinstance(event, TodosChanged):
             self.show_todos(event.new)
         elif isinstance(event, ToolRequested):

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from agent.plan_model import OFF
 from models.base import Model, ModelError
 from models.bounds import RequestBounds
 from models.catalog import checked_name
 from models.defaults import DEFAULT_DEADLINE_SECONDS, DEFAULT_MODEL
 from models.scripted import load_script
-from step42_plan_mode.lesson_model import load_lesson
+from step42_plan_mode.lesson_model import LessonModel, load_lesson
 from ui.safe_text import safe
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ LESSON_BANNER = ("No OPENAI_API_KEY or OPENAI_BASE_URL: running the offline less
 CHOSEN_LESSON_BANNER = ("--lesson: running the offline lesson model. It plays the step-42 lesson "
                         "and follows your answers.")
 LESSON_TRY = " Try: /plan add a greeting file"
+REAL_MODEL = ("To use a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a server on this "
+              "machine) and start stepagent again; --model NAME picks one.")
 
 
 def choose_model(script: Path | None, name: str | None, repl: bool = True, lesson: bool = False,
@@ -63,6 +66,35 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True, lesso
     if name:
         model.name = checked_name(name, model.list_models)
     return model, ""
+
+
+def model_named(model: Model, name: str) -> str:
+    """The catalog id `name` means at `model`'s endpoint; a ModelError in one line if it cannot be used.
+
+    `/model NAME`, `/model plan NAME` and --plan-model check a name alike (the lesson has no other).
+    """
+    if isinstance(model, LessonModel):
+        raise ModelError(f"Model: {model.name}, which plays the step-42 lesson without a network. "
+                         f"It cannot switch to {safe(name)}: it has no other models to list or "
+                         f"switch to. {REAL_MODEL}")
+    list_models = getattr(model, "list_models", None)
+    if list_models is None:
+        raise ModelError(f"Model: {model.name}. This model has no catalog.")
+    return checked_name(name, list_models)
+
+
+def open_plan_model(name: str | None, model: Model) -> str | None:
+    """--plan-model's name as the catalog has it ('' when not given, or off); None after an error.
+
+    The error is one line on standard error: nothing has run yet.
+    """
+    if name is None or name == OFF:
+        return ""
+    try:
+        return model_named(model, name)
+    except ModelError as failure:
+        print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
+        return None
 
 
 def checked_base_url(url: str) -> str:

@@ -20,6 +20,7 @@ from typing import Callable
 from rich.console import Console
 
 from agent.assemble import Layer, assemble
+from agent.plan_model import plan_model_layer, plan_model_of
 from agent.subagents import subagent_layer
 from models.base import Model
 from session.compaction import compaction_layer
@@ -49,7 +50,7 @@ from tools.todos import todo_layer
 from ui import startup
 from ui.callbacks import UICallbacks, callbacks_for
 from ui.console import ConsoleView
-from ui.model_choice import choose_model, open_model
+from ui.model_choice import choose_model, open_model, open_plan_model
 from ui.workspace_trust import trusted_workspace
 
 
@@ -84,6 +85,7 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
         partial(ask_user_layer, ask=ask, timeout=ask_timeout),  # AskUserQuestion
         stop_left_running_layer,  # plan mode stops what Bash calls left running
         partial(subagent_layer, child_layers=tool_layers, model_named=model_named),  # Agent
+        plan_model_layer,  # while planning, requests (a sub-agent's too) go to the plan model
         partial(compaction_layer, window_tokens=window[0], share=window[1]),
         reminders_layer,  # plan-mode, plan-ended and todo reminders
         mentions_layer,  # a #sess_… in the user's message points at ReadSessionContext
@@ -154,6 +156,9 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
     model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout)
     if model is None:
         return 2
+    plan_model = open_plan_model(args.plan_model, model)
+    if plan_model is None:
+        return 2
     store = startup.open_store(home, view)
     callbacks = callbacks_for(view, state, headless, args.approve_plan)
     present, approve, ask, confirm = callbacks[:4]
@@ -176,6 +181,8 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
     failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
     if failed is not None:
         return failed
+    if args.plan_model is not None:
+        plan_model_of(state).choose(plan_model, "--plan-model")
     if args.mode:
         planning = state.plan_mode
         state.select(args.mode, f"--mode {args.mode}")

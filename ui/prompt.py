@@ -117,7 +117,7 @@ def repl_prompt(state: AppState, history: History, session: Callable[[], Session
     completer = SlashCompleter(command_names, {
         "/mode": lambda: list(MODE_CYCLE),
         "/resume": lambda: [info.id for info in session().recent()],
-        "/model": lambda: [info.id for info in session().agent.model.list_models()],
+        "/model": lambda: ["plan", *(info.id for info in session().agent.model.list_models())],
     })
     return PromptSession(history=history, key_bindings=keys, completer=completer,
                          complete_while_typing=False, bottom_toolbar=toolbar(state, model_name, context))

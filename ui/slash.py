@@ -13,8 +13,9 @@ import difflib
 from dataclasses import dataclass
 
 from agent import MODE_CYCLE
+from agent.plan_model import OFF, plan_model_of
 from models.base import ModelError
-from models.catalog import checked_name, format_catalog
+from models.catalog import format_catalog
 from session.live import Session, SessionBusy
 from session.rewind.layer import rewind_of
 from session.store import StoreUnavailable
@@ -27,6 +28,7 @@ from tools.plan_file import saved_plan
 from tools.plan_mode import EXIT_PLAN_MODE
 from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
+from ui.model_choice import REAL_MODEL, model_named
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.rewind_command import run_rewind
 from ui.safe_text import safe
@@ -139,19 +141,16 @@ def unknown_command(name: str) -> str:
     return f"Unknown command {safe(name)}.{hint} /help lists them; to send text starting with /, put a space before it."
 
 
-REAL_MODEL = ("To use a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a server on this "
-              "machine) and start stepagent again; --model NAME picks one.")
-
-
 def _model(session: Session, name: str) -> SlashOutcome:
     model = session.agent.model
-    if isinstance(model, LessonModel):
-        switch = f"It cannot switch to {safe(name)}: it" if name else "It"
+    word, _, plan_name = name.partition(" ")
+    if word == "plan":
+        return _plan_model(session, plan_name.strip())
+    if isinstance(model, LessonModel) and not name:
         return SlashOutcome(f"Model: {model.name}, which plays the step-42 lesson without a network. "
-                            f"{switch} has no other models to list or switch to. {REAL_MODEL}",
-                            is_error=bool(name))
+                            f"It has no other models to list or switch to. {REAL_MODEL}")
     list_models = getattr(model, "list_models", None)
-    if list_models is None:
+    if list_models is None and not name:
         return SlashOutcome(f"Model: {model.name}. This model has no catalog.")
     if not name:
         try:
@@ -159,10 +158,39 @@ def _model(session: Session, name: str) -> SlashOutcome:
         except ModelError as failure:
             return SlashOutcome(f"Model: {model.name}. {failure}", is_error=True)
     try:
-        model.name = checked_name(name, list_models)
+        name = model_named(model, name)
     except ModelError as failure:
         return SlashOutcome(str(failure), is_error=True)
-    return SlashOutcome(f"Model → {model.name}")
+    per_phase = plan_model_of(session.agent.state)
+    if per_phase is None:
+        model.name = name
+    else:
+        per_phase.switch_session_model(name)
+    if model.name != name:
+        return SlashOutcome(f"Model → {name} after approval; planning goes on with {model.name}")
+    return SlashOutcome(f"Model → {name}")
+
+
+def _plan_model(session: Session, name: str) -> SlashOutcome:
+    """`/model plan [NAME|off]`: show, choose or clear the model every request goes to while planning."""
+    per_phase = plan_model_of(session.agent.state)
+    if per_phase is None:
+        return SlashOutcome("This session has no model per phase.", is_error=True)
+    if name == OFF:
+        per_phase.choose("", "/model plan off")
+        return SlashOutcome(f"Plan model off: planning runs on the session's model, {per_phase.session_model}.")
+    if not name:
+        if not per_phase.plan_model:
+            return SlashOutcome(f"No plan model: planning runs on the session's model, "
+                                f"{per_phase.session_model}. /model plan NAME picks one.")
+        return SlashOutcome(f"Plan model: {per_phase.plan_model} while planning, "
+                            f"{per_phase.session_model} after approval. /model plan off drops it.")
+    try:
+        name = model_named(session.agent.model, name)
+    except ModelError as failure:
+        return SlashOutcome(str(failure), is_error=True)
+    per_phase.choose(name, f"/model plan {name}")
+    return SlashOutcome(f"Plan model → {name} (while planning; {per_phase.session_model} after approval)")
 
 
 def _show_plan(session: Session) -> SlashOutcome:

@@ -22,6 +22,8 @@ HELP = """Commands:
                  prompt N (/rewind N code or /rewind N conversation: one of them)
   /clear         start a fresh conversation (a new session; mode and "don't ask again" rules stay)
   /model [NAME]  list the endpoint's models, or switch to one
+  /model plan [NAME|off]  the model every request goes to while planning (the session's model
+                 after approval); alone: show it; off: plan on the session's model
   /lesson        restart the offline lesson (a fresh conversation, in build mode, asking again)
   /compact       summarise the conversation to free context (plan mode, plan and todos are kept)
   /resume [ID]   list this workspace's sessions, or resume one
