@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMAND_LINE = {"ui", "ui.command_line", "ui.slash_help", "agent", "models", "models.defaults"}
 PROJECT_PACKAGES = {"agent", "hooks", "models", "session", "settings", "tools", "ui", "state",
                     "step42_plan_mode", "index"}
-HEAVY = {"rich", "prompt_toolkit", "openai", "httpx", "sqlite3", "dataclasses", "typing", "pathlib"}
+HEAVY = {"rich", "prompt_toolkit", "openai", "httpx", "sqlite3", "dataclasses", "typing", "pathlib",
+         "shutil"}
 AFTER_PARSING = """
 import sys
 from ui.command_line import parse_args
@@ -62,6 +64,14 @@ def test_a_good_command_line_is_parsed_without_the_agent(tmp_path):
     names = set(ran.stdout.split())
     assert ours(names) == COMMAND_LINE
     assert not {name.split(".")[0] for name in names} & HEAVY
+
+
+@pytest.mark.parametrize("columns", ["", "60", "200", "nonsense"])
+def test_help_wraps_where_argparse_would(monkeypatch, columns):
+    from ui.command_line import help_width
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert help_width() == shutil.get_terminal_size().columns - 2
 
 
 def test_help_shows_what_the_agent_defines(tmp_path):

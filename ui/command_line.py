@@ -57,7 +57,7 @@ def argument_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="stepagent", description="A coding agent that plans before it acts.",
         epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n{EXIT_CODES}",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=help_width()))
     parser.add_argument("message", nargs="?", help="start the REPL and send this message first")
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     parser.add_argument("--mode", choices=MODE_CYCLE,
@@ -112,6 +112,24 @@ def argument_parser() -> argparse.ArgumentParser:
                         "SECONDS: silent for a fifth of it (at most 60 s), then a countdown; any key "
                         "stops it (default: wait for the user)")
     return parser
+
+
+def help_width() -> int:
+    """The width argparse would wrap the help to, found as shutil finds the terminal's size.
+
+    Found here because argparse imports shutil for it, and shutil its compression modules:
+    a tenth of what `--help` imports (tests/test_launch.py checks the width is argparse's).
+    """
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns - 2
 
 
 def path(text: str) -> Path:
