@@ -41,6 +41,12 @@ def share_bytecode(config: pytest.Config) -> None:
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked slow (several seconds each on their own) are handed out first: one left for
+    last would keep the whole suite waiting on a single worker."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty workspace as the current directory, with a private STEPAGENT_HOME."""

@@ -142,6 +142,7 @@ def wait_for(socket: str, text: str, timeout: float = 60) -> str:
 
 
 @pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+@pytest.mark.slow
 def test_a_long_answer_leaves_one_copy_in_the_scrollback(workspace, tmp_path):
     answer = long_answer()
     assert len(answer.splitlines()) > 100

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from agent.history import reminder_kind
@@ -105,6 +106,7 @@ def test_the_running_estimate_matches_the_whole_history_however_it_changes(chang
         assert estimate.tokens(history) == len(json.dumps(history)) // 4
 
 
+@pytest.mark.slow
 def test_a_history_far_past_the_window_compacts_from_a_transcript_that_fits(workspace, server):
     for number in range(20):
         (workspace / f"part{number}.txt").write_text(f"part {number}\n" + ("x" * 59 + "\n") * 1000)

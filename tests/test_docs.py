@@ -180,6 +180,7 @@ def with_folder(command: str, folder: Path) -> str:
     return re.sub(r"--dir \S+", f"--dir {folder}", command)
 
 
+@pytest.mark.slow
 def test_every_command_the_walkthroughs_show_does_what_they_say(tmp_path):
     """Each command is run; what is checked is what the sentence beside it promises."""
     shown = {command for doc in WALKTHROUGHS for command in shown_commands(doc)}

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.loop import FAILED, INTERRUPTED, SKIPPED
 from session.journal import NOT_STARTED, RESULT_LOST
 from session.store import SessionStore
@@ -76,6 +78,7 @@ def kill_at(workspace: Path, env: dict, point: int, delay: float) -> None:
     process.wait()
 
 
+@pytest.mark.slow
 def test_kill_9_anywhere_in_a_turn_then_continue(tmp_path):
     rng = random.Random(SEED)
     points = [(0, rng.uniform(0.2, 1.0))] + [(k, rng.uniform(0.0, 0.35)) for k in (1, 3, 4)] + [(4, 1.0)]

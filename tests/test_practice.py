@@ -28,6 +28,7 @@ def test_list_prints_one_exercise_per_line_name_first():
     assert len(practice.EXERCISES) >= 7
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise", practice.EXERCISES, ids=lambda e: e.name)
 def test_stubbed_copy_fails_and_the_project_passes(exercise, tmp_path):
     copy = tmp_path / "copy"

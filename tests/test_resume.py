@@ -96,6 +96,7 @@ def test_a_compacted_session_resumes_compacted(workspace, tmp_path):
     assert "SUMMARY" in second.agent.messages[0]["content"]
 
 
+@pytest.mark.slow
 def test_sigkill_mid_turn_loses_at_most_that_turn(workspace, tmp_path):
     home = tmp_path / "home"
     script = tmp_path / "slow.json"
@@ -202,6 +203,7 @@ def test_a_broken_database_leaves_the_agent_running_in_memory(workspace, tmp_pat
     assert contents() == before
 
 
+@pytest.mark.slow
 def test_continue_keeps_the_stored_mode_unless_mode_is_given(workspace, tmp_path):
     env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / "home")}
     (workspace / "s.json").write_text('[{"text": "planned"}]')
@@ -270,6 +272,7 @@ def test_resume_takes_a_unique_start_of_an_id_and_names_the_matches_when_not(wor
         live.find("sess_zzz")
 
 
+@pytest.mark.slow
 def test_resume_from_the_command_line_by_prefix_reprints_the_last_exchange(workspace, tmp_path):
     home = tmp_path / "home"
     answered, planned = two_sessions(workspace, SessionStore(home / "sessions.db"))

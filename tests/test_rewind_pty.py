@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.fake_chat_server import FakeChatServer
 from tests.terminal import Terminal
 from tests.test_rewind_snapshots import fingerprint
@@ -18,6 +20,7 @@ def spoken(request: dict) -> list[str]:
             if m["role"] == "user" and not m["content"].startswith("<")]
 
 
+@pytest.mark.slow
 def test_rewind_in_a_terminal_restores_files_and_conversation_and_undoes_itself_across_a_resume(
         workspace: Path, tmp_path: Path, server: FakeChatServer):
     (workspace / "changed.txt").write_text("before\n")

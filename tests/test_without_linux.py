@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import index
 from tests.hidden_layers import WITHOUT_LINUX, clear_probes, hide_linux_only
 from tests.test_layout import ROOT
@@ -24,6 +26,7 @@ CASES = ["tests/test_plan_mode.py", "tests/test_sandbox_layers.py", "tests/test_
 READ_ONLY_IN_PLAN_MODE = "tests/test_readonly_bash.py::test_read_only_command_runs_in_plan_mode_with_bash_output"
 
 
+@pytest.mark.slow
 def test_the_plan_mode_and_bash_cases_pass_with_the_linux_only_layers_hidden():
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
                            *CASES, READ_ONLY_IN_PLAN_MODE], cwd=ROOT, env={**os.environ, WITHOUT_LINUX: "1"},
