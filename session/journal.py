@@ -30,7 +30,7 @@ from agent.plan_model import PlanModelChosen, plan_model_of
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted, SubAgentTokensUsed
 from session.compaction import Compacted
 from session.lock import SessionLock
-from session.plan_revisions import Revision
+from session.plan_revisions import Revision, drop_pending_file, record_review
 from session.rewind.events import CheckpointTaken, Rewound
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
@@ -178,12 +178,15 @@ class Journal:
                                                                      "session opened")))
 
     def _revision(self, event: Event) -> Revision | None:
-        """A reviewed plan becomes the session's next revision (kept here and in the store)."""
+        """A reviewed plan becomes a revision (kept here and in the store): the next one, or the
+        pending one reviewed again; a pending plan's file goes if it was dropped (plan_revisions.py)."""
         if not isinstance(event, PlanReviewed):
             return None
-        revision = Revision(**vars(event), number=len(self.revisions) + 1)
-        self.revisions.append(revision)
-        return revision
+        try:
+            drop_pending_file(self.workspace, self.state.session_id, self.revisions, event)
+        except OSError as failure:
+            self.warn(f"The plan saved for later could not be removed: {failure.strerror}.")
+        return record_review(self.revisions, event)
 
 
 @dataclass

@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import mode_label
+from agent.events import Todo, mode_label
 from agent.history import open_calls
 from agent.plan_model import plan_model_of
 from agent.loop import Agent
@@ -67,11 +67,17 @@ class Session:
         self.agent.state.events.subscribe(self.usage.on_event)
         self.agent.state.events.subscribe(self.changes.on_event)
 
-    def clear(self) -> str:
-        """Start a fresh conversation under a new session id; modes stay. Returns the old id."""
-        old = self.agent.state.session_id
+    def clear(self, todos: tuple[Todo, ...] = ()) -> str:
+        """Start a fresh conversation under a new session id; modes stay. Returns the old id.
+
+        Its todo list is `todos`: empty, or the approved plan's handed over (c).
+        """
+        state = self.agent.state
+        old = state.session_id
         self.agent.messages.clear()
-        self.agent.state.resume_session(new_session_id())
+        state.resume_session(new_session_id())
+        if todos or state.todos:
+            state.replace_todos(todos)
         self.usage.reset()
         self.changes.clear()
         self.journal.audit.clear()

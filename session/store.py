@@ -149,9 +149,9 @@ class SessionStore:
                        "WHERE session_id = ?", (target, source))
 
     def add_revision(self, session_id: str, revision: Revision) -> None:
-        """Keep one reviewed plan of a session (plan_revisions.py)."""
+        """Keep one reviewed plan of a session (plan_revisions.py); its number again replaces it."""
         with self._write() as db:
-            db.execute("INSERT INTO plan_revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO plan_revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (session_id, revision.number, revision.plan, revision.digest,
                         revision.outcome, revision.feedback, revision.edits, revision.mode,
                         time.time()))

@@ -7,7 +7,8 @@ of its instructions, its own earlier calls and their results, what the user
 said), and `next_step` chooses the step that fits: after an approval it writes,
 after feedback it revises the plan, after a rejection it waits (the rejection
 ends the turn) and then revises with what the user says next, after Ctrl-C it
-picks up where it stopped. The words live in lesson_scenario.json, by step name,
+picks up where it stopped; an approval handed over as a message (/plan approve,
+or c's fresh conversation) too. The words live in lesson_scenario.json, by step name,
 with {placeholders} filled from the conversation, so the narration is chosen from
 what happened and never contradicts the screen.
 
@@ -33,6 +34,7 @@ from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, REJECTED
 SCENARIO = Path(__file__).resolve().parent / "lesson_scenario.json"
 NAME = "offline lesson model (scripted)"
 TODO_WRITE = "TodoWrite"
+APPROVED_PLAN = "## Approved Plan:\n"
 WRITE_STEPS = {"write_build", "write_edit", "write_yolo", "write_again", "write_without_plan"}
 
 
@@ -54,6 +56,7 @@ class Progress:
     todos: list[dict[str, str]] = field(default_factory=list)
     new_turn: bool = False
     said: str = ""
+    approved_plan: str = ""
 
     @property
     def approved(self) -> bool:
@@ -77,10 +80,16 @@ def _answer(content: str) -> str:
 
 
 def _spoken(message: dict[str, Any]) -> str:
-    """What the user typed, in one line; '' for anything else (reminders included)."""
-    if message.get("role") != "user" or reminder_kind(message):
+    """What the user typed, in one line; '' for anything else (reminders, an approval handed over)."""
+    if message.get("role") != "user" or reminder_kind(message) or _approval(message):
         return ""
     return " ".join(str(message.get("content") or "").split())
+
+
+def _approval(message: dict[str, Any]) -> str:
+    """The approval ExitPlanMode handed over as a user message (/plan approve, c), else ''."""
+    text = str(message.get("content") or "") if message.get("role") == "user" else ""
+    return text if text.startswith(APPROVED) else ""
 
 
 def read_progress(messages: list[dict[str, Any]]) -> Progress:
@@ -95,9 +104,11 @@ def read_progress(messages: list[dict[str, Any]]) -> Progress:
         if message["role"] == "tool" and message.get("tool_call_id") in steps:
             step, tool = steps[message["tool_call_id"]]
             _note_result(progress, step, tool, message.get("content") or "", messages[index + 1:])
+        if approval := _approval(message):
+            _note_approval(progress, approval)
     said = [text for message in messages if (text := _spoken(message))]
     last = next((m for m in reversed(messages) if m["role"] != "user" or not reminder_kind(m)), {})
-    progress.started = bool(steps)
+    progress.started = bool(steps) or progress.approved
     progress.new_turn = bool(_spoken(last))
     progress.said = said[-1] if said else ""
     return progress
@@ -110,12 +121,13 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
     if retried and tool != EXIT_PLAN_MODE:  # a write nobody could allow (-p) is not retried
         return
     if tool == EXIT_PLAN_MODE:
-        progress.plan_answers.append(answer)
         heard = next((text for m in after if (text := _spoken(m))), "")
         if answer in {"feedback", "rejected"} and heard:
             progress.notes.append(heard)
-        if answer == "approved" and (mode := re.search(r"You are in (\w+) mode", content)):
-            progress.mode = mode.group(1)
+        if answer == "approved":
+            _note_approval(progress, content)
+        else:
+            progress.plan_answers.append(answer)
     elif tool == TODO_WRITE:
         if content.startswith("{"):  # the list was written (a refusal is a sentence)
             progress.todos = json.loads(content)["todos"]
@@ -130,6 +142,14 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
         progress.declined_with = " ".join(said.split())
     elif step == "check":
         progress.checked = True
+
+
+def _note_approval(progress: Progress, approval: str) -> None:
+    """An approval, as a tool result or handed over as a message: the mode, and the plan approved."""
+    progress.plan_answers.append("approved")
+    if mode := re.search(r"You are in (\w+) mode", approval):
+        progress.mode = mode.group(1)
+    progress.approved_plan = approval.partition(APPROVED_PLAN)[2]
 
 
 def next_step(progress: Progress) -> str:
@@ -176,6 +196,7 @@ class LessonModel:
                  on_text: Callable[[str], None]) -> Reply:
         """The step that fits this request, its text streamed word by word."""
         progress = read_progress(messages)
+        progress.notes = progress.notes or self._notes_in(progress.approved_plan)
         step = next_step(progress)
         self.steps_taken.append(step)
         turn = self.scenario["steps"][step]
@@ -187,6 +208,12 @@ class LessonModel:
         calls = [ToolCall(f"lesson-{step}-{secrets.token_hex(4)}", call["name"],
                           json.dumps(self._arguments(call, progress, values))) for call in wanted]
         return Reply(text, calls)
+
+    def _notes_in(self, plan: str) -> list[str]:
+        """The user's notes a plan of the lesson carries (a fresh conversation has only the plan)."""
+        line = re.escape(self.scenario["plan_note"].rstrip("\n"))
+        pattern = line.replace(re.escape("{number}"), r"\d+").replace(re.escape("{note}"), "(.*)")
+        return re.findall(f"^{pattern}$", plan, flags=re.MULTILINE)
 
     def _wanted(self, call: dict[str, Any], progress: Progress, offered: set[str]) -> bool:
         """A todo update only where TodoWrite is offered and the plan's steps are (to be) its list."""

@@ -39,14 +39,14 @@ def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_
         terminal.expect("›")
         terminal.sendline("greet louder")
         for shown in ["● Edit(app.py)", "app.py", "-    return 'hi'", "+    return 'hello'",
-                      "Allow it in build mode", r"Allow? [y/n]"]:
+                      "Allow it in build mode", r"Allow? [y/a/p/u/n]"]:
             terminal.expect_text(shown)
         terminal.sendline("y")
         terminal.expect_text("Edited app.py: +1 −1")
         terminal.expect_text("● Bash(touch made.txt)")
         assert "hello" not in terminal.child.before, "the diff shown at the question is not repeated"
         for shown in ["touch made.txt", "Allow it in build mode",
-                      "don't ask again for Bash(touch:*)", r"Allow? [y/n]"]:
+                      "don't ask again for Bash(touch:*)", r"Allow? [y/a/p/u/n]"]:
             terminal.expect_text(shown)
         assert not (workspace / "made.txt").exists()
         terminal.sendline("n")
@@ -88,7 +88,7 @@ def test_ctrl_c_at_a_question_shows_the_call_was_not_run_before_the_turn_ends(wo
         for message, call in [("write it", "● Write(a.txt)"), ("touch it", "● Bash(touch made.txt)")]:
             terminal.sendline(message)
             terminal.expect_text(call)
-            terminal.expect_text(r"Allow? [y/n]")
+            terminal.expect_text(r"Allow? [y/")
             terminal.child.sendintr()
             terminal.expect(first_of)
             assert terminal.child.match.group(0) != "Turn cancelled", "the call's result line comes first"

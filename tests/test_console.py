@@ -78,6 +78,18 @@ def test_the_question_lines_keep_allow_and_approve():
     assert "Allow" in asked[0] and "Approve" in asked[1]
 
 
+def test_the_permission_question_lists_the_keys_its_hint_offers():
+    view, out = screen()
+    asked: list[str] = []
+    for rule in (AllowRule("Bash", ("make",)), None):
+        interactive_approve(view, lambda q: asked.append(q) or "n")(
+            PermissionRequest("Bash", {"command": "make"}, "Allow?", None, rule))
+    hints = [line for line in plain(out).splitlines() if line.startswith("y = yes")]
+    assert asked == ["Allow? [y/a/p/u/n] ", "Allow? [y/n] "]
+    assert "a = yes" in hints[0] and "p:" in hints[0] and "u:" in hints[0]
+    assert "a = " not in hints[1]
+
+
 def test_a_failure_is_red_with_its_text_and_a_denial_shows_its_reason():
     view, out = screen()
     view.on_event(ToolRequested("Read", {"file_path": "missing.txt"}))

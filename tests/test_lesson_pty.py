@@ -51,7 +51,7 @@ def next_review(terminal: Terminal) -> str:
 
 
 PLAN = "[y/e/c/s/n]"
-ALLOW = "[y/n]"
+ALLOW = "[y/a/p/u/n]"
 
 
 def test_plan_then_approve_writes_after_build_mode_asks(lesson, workspace):
@@ -125,3 +125,27 @@ def test_model_and_compact_say_what_the_offline_lesson_model_can_do(lesson):
     shown = said("README.md.")
     assert "Nothing was compacted" in shown and "cannot write a summary" in shown
     assert "lesson script" not in shown and "Summary" not in shown
+
+
+def test_c_builds_the_plan_in_a_fresh_conversation_and_a_second_run_starts_without_todos(
+        lesson, workspace):
+    lesson.sendline("/plan add a greeting file")
+    next_review(lesson)
+    answer(lesson, PLAN, "greet Ada by name")
+    next_review(lesson)
+    answer(lesson, PLAN, "c")
+    handed = until(lesson, "Allow?")
+    old = re.search(r"kept as (sess_[0-9a-f]+)", handed).group(1)
+    assert "EnterPlanMode(" not in handed and "Plan for approval" not in handed, "no replay"
+    assert "Write(stepagent_lesson.txt)" in handed
+    answer(lesson, ALLOW, "y")
+    finished = until(lesson, "›")
+    assert "Created stepagent_lesson.txt" in finished and "Three time scales" in finished
+    assert "greet Ada by name" in (workspace / FILE).read_text(), "built from the plan handed over"
+    lesson.sendline("/resume")
+    assert old in until(lesson, "Resume one with")
+    lesson.sendline("/lesson")
+    until(lesson, "The lesson starts again")
+    lesson.sendline("/plan add a greeting file")
+    next_review(lesson)
+    assert "todos" not in until(lesson, "model:"), "the last run's todos are not this one's"

@@ -19,8 +19,9 @@ LESSON = {"step42_plan_mode", "step42_plan_mode.lesson_model", "step42_plan_mode
 # Today 31 files (5 of them package __init__s) and 2,491 lines: the aim was 20 and 2,200.
 FILES_AT_MOST = 31
 # The door added about 60; issue 25 about 50 (a call interrupted while running, an answer cut
-# off); the core Read's refusal of kernel files 10.
-LINES_AT_MOST = 2_500
+# off); the core Read's refusal of kernel files 10; the lesson reading an approval handed over
+# as a message (c's fresh conversation, /plan approve) 27.
+LINES_AT_MOST = 2_530
 LOADED = """
 import runpy, sys
 try:

@@ -85,11 +85,12 @@ def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
         terminal.expect("Plan saved for later")
         terminal.expect("›")
         terminal.sendline("/plan show")
-        terminal.expect("saved for later")
+        terminal.expect("awaiting approval")
         terminal.expect("Write made.txt")
         terminal.sendline("/plan approve")
-        terminal.expect("Unchanged since revision 1")
+        terminal.expect_text("revision 1, awaiting approval")
         terminal.expect("Approve this plan")
+        assert "Unchanged since" not in terminal.child.before, "the same revision, not a new one"
         terminal.sendline("y")
         terminal.expect("building after a later approval")
     finally:
@@ -98,6 +99,29 @@ def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
     said = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "user"]
     assert any(text.startswith("The user approved your plan.") for text in said)
     assert plan_file(workspace).read_text() == PLAN + "\n"
+    db = sqlite3.connect(os.path.join(os.environ["STEPAGENT_HOME"], "sessions.db"))
+    assert list(db.execute("SELECT number, outcome FROM plan_revisions")) == [(1, "approve")]
+
+
+def test_a_review_cut_off_by_the_terminal_closing_says_so_on_resume(workspace):
+    terminal = Terminal.start(workspace)
+    try:
+        terminal.expect("›")
+        terminal.sendline("/plan add a greeting file")
+        terminal.expect("Approve this plan")
+        terminal.child.close(force=False)
+    finally:
+        terminal.close()
+    resumed = Terminal.start(workspace, "--continue", columns=250)  # the notice on one line
+    try:
+        resumed.expect_text("The plan review was cut off when the session ended, so nothing was "
+                            "approved and plan mode is on. To review the plan, say so, and the "
+                            "model presents it again.")
+        resumed.expect("›")
+        resumed.sendline("go on")
+        resumed.expect("Approve this plan")
+    finally:
+        resumed.close()
 
 
 def test_the_terminal_closing_at_the_review_approves_nothing(workspace):

@@ -201,3 +201,52 @@ def test_the_second_revision_shows_the_diff_and_the_feedback_that_led_to_it(work
     assert "Changed since" not in first
     assert "Changed since revision 1 after your feedback: add a test" in second
     assert "+2. Add a test" in second
+
+
+def test_plan_show_at_the_review_prints_the_plan_under_review(workspace):
+    door = review(workspace, "/plan show", "n")
+    shown = door.out.getvalue()
+    assert "No plan yet" not in shown
+    assert "revision 1, under review now" in shown
+    assert shown.count("1. Write made.txt") == 2, "the panel, then /plan show's own"
+    assert door.result() == REJECTED, "the question was asked again"
+
+
+def test_a_plan_emptied_in_the_editor_cancels_the_edit(workspace, tmp_path, monkeypatch):
+    editor = tmp_path / "empty.sh"
+    editor.write_text('#!/bin/sh\n: > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.setenv("VISUAL", "")
+    door = review(workspace, CTRL_G, "y")
+    assert "the edit is cancelled" in door.out.getvalue()
+    approved_exactly(door)  # the plan as it was before the editor
+    assert "edited the plan" not in door.result()
+
+
+def test_plan_show_prints_the_plan_exactly_as_the_review_did(workspace):
+    from ui.question_commands import show_outcome
+    from ui.slash import run_slash_command
+
+    door = review(workspace, "s")
+    door.out.truncate(0), door.out.seek(0)
+    show_outcome(run_slash_command("/plan show", door.session), door.commands.view)
+    shown = door.out.getvalue()
+    assert "## Plan" in shown, "the heading as written, not drawn as a heading"
+    assert "awaiting approval" in shown
+
+
+def test_plan_show_keeps_lines_apart_and_escapes_control_characters(workspace):
+    from ui.question_commands import show_outcome
+    from ui.slash import SlashOutcome
+
+    plan = "first line\nsecond line\n# Title\n\x1b[31mred\n"
+    out = io.StringIO()
+    view = ConsoleView(Console(file=out, width=80))
+    show_outcome(SlashOutcome("Plan revision 1 (save)", plan=plan), view)
+    panel = out.getvalue()
+    view.show_plan(plan, "Plan revision 1 (save)")
+    assert out.getvalue() == panel * 2, "drawn as the review panel draws it"
+    lines = panel.splitlines()
+    assert any("first line" in line and "second" not in line for line in lines)
+    assert "# Title" in panel and "\x1b[31m" not in panel

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 from rich.console import Console
@@ -84,3 +85,43 @@ def test_what_the_model_is_given_back_keeps_both_forms(workspace):
     session.run()
     assert "2. [in_progress] Run tests (activeForm: Running tests)" in todo_lines(session.state.todos)
     assert "todos 1/3: Running tests" in toolbar(session.state, lambda: "m")().value
+
+
+def _with_todos(workspace, tmp_path, *turns):
+    from session.store import SessionStore
+    from tests.harness import journaled
+
+    store = SessionStore(tmp_path / "home" / "sessions.db")
+    session, live = journaled(workspace, store, [turn("", call("TodoWrite", todos=LIST[1:])),
+                                                 turn("listed"), *turns])
+    session.run("make a list")
+    return store, session, live
+
+
+def test_clear_and_lesson_start_a_fresh_conversation_with_an_empty_todo_list(workspace, tmp_path):
+    from step42_plan_mode.lesson_model import load_lesson
+    from ui.slash import run_slash_command
+
+    store, session, live = _with_todos(workspace, tmp_path)
+    old = session.state.session_id
+    run_slash_command("/clear", live)
+    assert session.state.todos == () and "todos" not in toolbar(session.state, lambda: "m")().value
+    assert [todo.content for todo in store.todos(old)] == ["Run tests", "Write docs"], \
+        "the old session keeps its list for /resume"
+    session.state.replace_todos(tuple(Todo.from_dict(item) for item in LIST))
+    session.agent.model = load_lesson()
+    run_slash_command("/lesson", live)
+    assert session.state.todos == ()
+
+
+def test_c_hands_the_current_todos_to_the_fresh_conversation(workspace, tmp_path):
+    from ui.repl import _build_fresh
+
+    store, session, live = _with_todos(workspace, tmp_path, turn("building"))
+    old = session.state.session_id
+    view = ConsoleView(Console(file=io.StringIO(), width=100))
+    _build_fresh(live, view, "The user approved your plan.", None)
+    assert session.state.session_id != old
+    assert [todo.content for todo in session.state.todos] == ["Run tests", "Write docs"]
+    assert [todo.content for todo in store.todos(session.state.session_id)] == ["Run tests",
+                                                                                "Write docs"]

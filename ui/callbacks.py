@@ -57,13 +57,17 @@ def permission_answer(text: str) -> PermissionAnswer:
 
 
 def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[PermissionRequest], PermissionAnswer]:
-    """Show what the call will do, then ask: yes, yes for this session, no, or feedback."""
+    """Show what the call will do, then ask: yes, yes for this session, no, or feedback.
+
+    The question lists the keys that work: a, p and u only where a rule can be kept.
+    """
     def approve(request: PermissionRequest) -> PermissionAnswer:
         view.show_request(request)
         always = (f"a = yes, and don't ask again for {safe(request.rule.label)} this session "
                   "(p: in this project, u: in every project) · " if request.rule else "")
         view.notice(f"y = yes · {always}n = no · or type what to do instead", style="dim")
-        answer = permission_answer(_answer(ask, "Allow? [y/n] "))
+        keys = "y/a/p/u/n" if request.rule else "y/n"
+        answer = permission_answer(_answer(ask, f"Allow? [{keys}] "))
         return answer if request.rule or not answer.remember else PermissionAnswer(True)
     return approve
 

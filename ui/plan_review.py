@@ -11,14 +11,16 @@ once all that is on the screen (ui/type_ahead.py):
   s        save the plan for later: it stays pending, plan mode stays on
   n        reject (so do an empty line and Ctrl-D): the turn ends, the user speaks next
   Ctrl+G   edit the plan in $VISUAL or $EDITOR; the edited text is shown, and is what a
-           later answer answers
+           later answer answers (an emptied plan cancels the edit, as git does)
   Shift+Tab, /mode NAME   leave plan mode without approving (the user's own command)
   /exit    leave stepagent; the plan is not approved
-  /cmd     any other command runs (or is refused) and the question is asked again
+  /cmd     any other command runs (or is refused) and the question is asked again;
+           /plan show prints the plan under review, as it stands
   other    feedback: the model keeps planning
 
 Ctrl-C is not an answer: it interrupts the turn. Every review answers with the
 exact text the user saw last (`PlanReview.plan`) and the diff of their edits.
+The plan saved for later, presented again, is its own revision reviewed again.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from session.plan_revisions import Revision, plan_diff
+from session.plan_revisions import Revision, plan_diff, reviewed_again
 from state import AppState, PermissionMode
 from tools.plan_file import plan_text
 from tools.plan_mode import PlanReview
@@ -107,10 +109,12 @@ class PlanReviewScreen:
         return review
 
     def _review(self, plan: str) -> PlanReview:
-        earlier = next(reversed(self.revisions()), None)
-        number = earlier.number + 1 if earlier else 1
-        self.view.show_plan(plan, f"Plan for approval · revision {number}")
-        if earlier is not None:
+        revisions = self.revisions()
+        earlier, again = next(reversed(revisions), None), reviewed_again(revisions, plan)
+        number = again.number if again else earlier.number + 1 if earlier else 1
+        title = f"Plan for approval · revision {number}"
+        self.view.show_plan(plan, title + (", awaiting approval" if again else ""))
+        if earlier is not None and again is None:
             self._show_since(earlier, plan)
         shown = plan
         while True:
@@ -121,13 +125,13 @@ class PlanReviewScreen:
                 answer = "n"
             edits = plan_diff(plan, shown, "plan (as the model wrote it)", "plan (as you edited it)")
             if answer == CTRL_G:
-                shown = self._edited(plan, shown, number)
+                shown = self._edited(plan, shown, title)
                 continue
             if answer == SHIFT_TAB:
                 self.state.cycle("Shift+Tab")
                 return PlanReview("left", plan=shown, edits=edits, left_by="Shift+Tab")
             if is_command(answer):
-                self.commands.run(answer)
+                self.commands.run(answer, under_review=(shown, title))
                 if self.commands.leaving:
                     return PlanReview("left", plan=shown, edits=edits, left_by="/exit")
                 if not self.state.plan_mode:
@@ -144,15 +148,20 @@ class PlanReviewScreen:
         self.view.notice(f"Changed since revision {earlier.number}{said}:", style="yellow")
         self.view.console.print(diff_text(safe(diff)))
 
-    def _edited(self, plan: str, shown: str, number: int) -> str:
+    def _edited(self, plan: str, shown: str, title: str) -> str:
         edited, failed = self.edit(shown)
         if failed:
             self.view.error(failed)
             return shown
+        if not edited.strip():
+            self.view.notice("The edited plan was empty, so the edit is cancelled (as git cancels "
+                             "a commit whose message is empty); the plan is as it was.",
+                             style="yellow")
+            return shown
         if edited == shown:
             self.view.notice("The plan is unchanged.", style="dim")
             return shown
-        self.view.show_plan(edited, f"Plan for approval · revision {number}, edited by you")
+        self.view.show_plan(edited, f"{title}, edited by you")
         self.view.notice("Your edits to the model's plan (the model is told, with this diff):",
                          style="yellow")
         self.view.console.print(diff_text(safe(plan_diff(plan, edited, "model", "you"))))

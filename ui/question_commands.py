@@ -33,7 +33,13 @@ def is_command(text: str) -> bool:
 
 
 def show_outcome(outcome: SlashOutcome, view: ConsoleView) -> None:
-    """What a command said: its message (an error in red), then any markdown it carries."""
+    """Show what a command said: its message (red for an error), then its markdown.
+
+    A plan is drawn in the review's panel instead, exactly as written, titled by the message.
+    """
+    if outcome.plan:
+        view.show_plan(outcome.plan, outcome.message)
+        return
     if outcome.message:
         (view.error if outcome.is_error else view.notice)(outcome.message)
     if outcome.markdown:
@@ -52,13 +58,20 @@ class QuestionCommands:
         """The session the commands act on (the REPL's)."""
         self.session = session
 
-    def run(self, line: str) -> None:
-        """Run `line` as a command at a question, or refuse it with a hint."""
-        from ui.slash import command_names, run_slash_command, unknown_command
+    def run(self, line: str, under_review: tuple[str, str] | None = None) -> None:
+        """Run `line` as a command at a question, or refuse it with a hint.
+
+        At a plan review, `under_review` is the plan on screen and its title: /plan show prints it.
+        """
+        from ui.slash import SlashOutcome, command_names, run_slash_command, unknown_command
 
         name, _, rest = line.strip().partition(" ")
         if name in EXITS:
             self.leaving = True
+            return
+        if under_review is not None and name == "/plan" and rest.strip() == "show":
+            plan, title = under_review
+            show_outcome(SlashOutcome(f"{title}, under review now", plan=plan), self.view)
             return
         if self.session is None:
             self.view.error(f"{name} cannot run here. Answer the question first.")

@@ -128,9 +128,7 @@ def _send(session: Session, view: ConsoleView, text: str, callbacks: UICallbacks
 def _build_fresh(session: Session, view: ConsoleView, approval: str, callbacks: UICallbacks | None) -> bool:
     """c: a new conversation (a new session) whose only context is the approval with its plan,
     and the todos; the planning conversation stays in the store."""
-    state = session.agent.state
-    old = session.clear()
-    state.replace_todos(state.todos)
+    old = session.clear(todos=session.agent.state.todos)
     view.notice(f"A fresh conversation builds the approved plan; the planning conversation is kept "
                 f"as {old} (/resume {old} goes back to it).", style="yellow")
     return _send(session, view, approval, callbacks)

@@ -41,12 +41,14 @@ class SlashOutcome:
     """What a command did: text to show, a message to send the model, whether to leave.
 
     `resumed` says a session was resumed: the REPL reprints its last exchange. `markdown`
-    is the model's text, drawn after the message as an answer is drawn live. `fresh_start`
+    is the model's text, drawn after the message as an answer is drawn live; `plan` is a
+    plan, drawn exactly as written in the review's panel, titled by the message. `fresh_start`
     is the approval of a plan approved with c: a fresh conversation starts with it.
     """
 
     message: str = ""
     markdown: str = ""
+    plan: str = ""
     send: str = ""
     exit: bool = False
     is_error: bool = False
@@ -194,27 +196,29 @@ def _plan_model(session: Session, name: str) -> SlashOutcome:
 
 
 def _show_plan(session: Session) -> SlashOutcome:
-    """The plan saved for later if there is one, else the latest reviewed or saved plan."""
+    """The pending plan if there is one, else the latest reviewed or saved plan, exactly as written."""
     revisions = session.journal.revisions
     pending = pending_plan(revisions)
     if pending is not None:
-        return SlashOutcome(f"Plan revision {pending.number}, saved for later (/plan approve "
-                            "reviews it):", markdown=pending.plan)
+        return SlashOutcome(f"Plan revision {pending.number}, awaiting approval (/plan approve "
+                            "reviews it)", plan=pending.plan)
     if revisions:
         last = revisions[-1]
-        return SlashOutcome(f"Plan revision {last.number} ({last.outcome}):", markdown=last.plan)
+        return SlashOutcome(f"Plan revision {last.number} ({last.outcome})", plan=last.plan)
     saved = saved_plan(session.agent.workspace, session.agent.state.session_id)
     if saved is not None:
-        return SlashOutcome(f"The plan saved at {saved}:", markdown=saved.read_text(errors="replace"))
+        return SlashOutcome(f"The plan saved at {saved}", plan=saved.read_text(errors="replace"))
     return SlashOutcome("No plan yet in this session: /plan TASK starts one.")
 
 
 def _approve_plan(session: Session) -> SlashOutcome:
-    """Review the plan saved for later again, through ExitPlanMode itself (the one door)."""
+    """Review the pending plan again (saved with s, or left by -p) through ExitPlanMode itself."""
     pending = pending_plan(session.journal.revisions)
     if pending is None:
-        return SlashOutcome("No plan is waiting for approval (s at a plan review saves one).",
-                            is_error=True)
+        return SlashOutcome("No plan is waiting for approval (s at a plan review saves one; a -p "
+                            "run leaves one when nobody could review it).", is_error=True)
+    if not session.agent.state.plan_mode:
+        session.agent.state.enter_plan_mode("/plan approve")
     result = session.agent.executor.tools[EXIT_PLAN_MODE].handler({"plan": pending.plan})
     reviewed = session.journal.revisions[-1]
     if reviewed.outcome == "cleared":

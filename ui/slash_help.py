@@ -9,7 +9,7 @@ from __future__ import annotations
 HELP = """Commands:
   /plan [task]   enter plan mode (and send the task, if given)
   /plan show     print the plan under review, saved for later, or approved
-  /plan approve  review the plan saved for later again (y, e, c, s, n as at any review)
+  /plan approve  review the plan awaiting approval (saved with s, or left by -p) again
   /mode NAME     switch mode: plan, build, edit or yolo (leaving plan mode this way is allowed)
   /todos         show the todo list
   /trace         show mode changes and hook decisions of this session, with the reasons

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Callable
 
 from agent.loop import Agent
-from session.journal import Journal
+from session.journal import NOT_STARTED, RESULT_LOST, Journal
 from session.live import NoSuchSession, Session, SessionBusy
 from session.lock import SessionLock
+from session.plan_revisions import pending_plan
 from session.session_list import SessionInfo
 from session.store import SessionStore, StoreUnavailable
 from tools.base import counted
-from tools.plan_mode import PENDING
+from tools.plan_mode import EXIT_PLAN_MODE, PENDING
 from ui.console import ConsoleView
 
 
@@ -84,6 +85,7 @@ def resume_if_asked(resume: str | None, continue_latest: bool, session: Session,
 
 
 EXCHANGE_LINES = 20
+CLOSED = (RESULT_LOST, NOT_STARTED)
 
 
 def show_last_exchange(session: Session, view: ConsoleView) -> None:
@@ -96,20 +98,34 @@ def show_last_exchange(session: Session, view: ConsoleView) -> None:
             _show_lines(summary, view)
         return
     view.notice(f"Where it stopped:\n› {' '.join(prompt.split())}", style="dim")
-    pending = _plan_pending(session.agent.messages)
+    pending, cut = _plan_pending(session.agent.messages), _review_cut(session.agent.messages)
     if answer.strip():
         _show_lines(answer, view)
-    elif not pending:
+    elif not (pending or cut):
         view.notice("(no answer yet)", style="dim")
+    again = ("/plan approve reviews it" if pending_plan(session.journal.revisions)
+             else "say so, and the model presents it again")
     if pending:
-        view.notice("Its plan awaits your review: say so, and the model presents it again.",
-                    style="yellow")
+        view.notice(f"Its plan awaits your review: {again}.", style="yellow")
+    elif cut:
+        view.notice(f"The plan review was cut off when the session ended, so nothing was approved "
+                    f"and plan mode is on. To review the plan, {again}.", style="yellow")
 
 
 def _plan_pending(messages: list[dict]) -> bool:
     """Whether the history ends on a plan nobody could review (a -p run without --approve-plan)."""
     last = messages[-1] if messages else {}
     return last.get("role") == "tool" and str(last.get("content") or "").startswith(PENDING)
+
+
+def _review_cut(messages: list[dict]) -> bool:
+    """Whether the history ends on a plan review the session ended in (its result closed on resume)."""
+    last = messages[-1] if messages else {}
+    if last.get("role") != "tool" or not str(last.get("content") or "").startswith(CLOSED):
+        return False
+    calls = [call for message in messages if message["role"] == "assistant"
+             for call in message.get("tool_calls") or [] if call["id"] == last.get("tool_call_id")]
+    return any(call["function"]["name"] == EXIT_PLAN_MODE for call in calls)
 
 
 def _show_lines(markdown: str, view: ConsoleView) -> None:
