@@ -20,7 +20,7 @@ from state import AppState, PermissionMode
 from tools.bash.left_running import left_by, left_in, new_call_marker
 from tools.bash.stop_left_running import stop_left_running
 from tools.bash.tool import make_bash_tool
-from tools.judgement import Judgement
+from tools.base import Judgement
 
 RUNS = 41
 LEFT = 5

@@ -15,8 +15,7 @@ from functools import cached_property
 from typing import Any, Callable, Literal
 
 from state import StateView
-from tools.base import Tool
-from tools.judgement import Judgement
+from tools.base import Judgement, Tool
 
 Decision = Literal["deny", "ask"]
 

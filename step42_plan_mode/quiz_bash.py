@@ -11,7 +11,7 @@ from typing import Callable
 
 from step42_plan_mode.quiz_question import Question
 from tools.bash.classifier.classify import classify
-from tools.judgement import Judgement
+from tools.base import Judgement
 
 COMMANDS = (
     "ls -la", "git log --oneline -5", "git merge-base main HEAD", "grep -rn TODO .",

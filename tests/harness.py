@@ -21,7 +21,7 @@ from session.lock import SessionLock
 from session.store import SessionStore
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
-from tools.judgement import Judgement
+from tools.base import Judgement
 from ui.plan_review import plan_review
 from tools.plan_mode import PlanReview
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tools.bash.classifier.classify import classify
-from tools.judgement import Judgement
+from tools.base import Judgement
 
 SHELL_PIECES = st.sampled_from([
     "ls", "git", "log", "-p", "--output=x", "sed", "-n", "'1p'", "awk", "'{print}'", ">", ">>",

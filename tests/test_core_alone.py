@@ -24,7 +24,7 @@ from state import AppState
 from tests.harness import Session, call, turn
 from tests.test_leases import HOLDER, Holder
 from tests.test_sandbox import DETECTED
-from tools.judgement import READ_ONLY, Judgement
+from tools.base import READ_ONLY, Judgement
 from tools.plan_mode import PlanReview
 
 ATTEMPTS = [call("Write", file_path="x.txt", content="x"),

@@ -16,8 +16,7 @@ from hooks.plan_mode_guard import NAME, plan_mode_guard
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from state import PermissionMode, StateView
 from tests.harness import Session, call, turn
-from tools.base import Tool, ToolResult, object_schema
-from tools.judgement import READ_ONLY, Judgement, unsafe
+from tools.base import READ_ONLY, Judgement, Tool, ToolResult, object_schema, unsafe
 
 ALL_MODES = list(PermissionMode)
 

@@ -37,7 +37,7 @@ CORE = [  # the lesson's core, lowest first, by exact module name: it imports no
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
     "models", "models.base",  # what the loop needs from a model
     "state",
-    "tools", "tools.judgement", "tools.paths", "tools.preview", "tools.base",  # the Tool record
+    "tools", "tools.paths", "tools.preview", "tools.base",  # the Tool record and its Judgement
     "tools.validate", "tools.own_files",
     "tools.plan_file", "tools.plan_mode_text", "tools.plan_mode",  # the plan-mode tools
     "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge

@@ -14,7 +14,7 @@ from step42_plan_mode.quiz_bash import bash_questions
 from step42_plan_mode.quiz_plan import plan_questions
 from step42_plan_mode.quiz_question import dealt
 from tools.bash.classifier.classify import classify
-from tools.judgement import Judgement
+from tools.base import Judgement
 
 ROOT = Path(__file__).resolve().parent.parent
 

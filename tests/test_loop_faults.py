@@ -15,7 +15,7 @@ from agent.events import MessageAdded, ToolDecision
 from session.journal import NOT_STARTED, RESULT_LOST
 from session.store import SessionStore
 from tests.harness import Session, assert_valid_history, call, journaled, turn
-from tools.judgement import Judgement
+from tools.base import Judgement
 
 
 def raw(name: str, arguments: str = "{}", call_id: str | None = None) -> dict:

@@ -24,7 +24,7 @@ from tools.bash.classifier.classify import SYSTEM_PATH, classify
 from tools.bash.sandbox.landlock import abi_version
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import detect_layers
-from tools.judgement import READ_ONLY
+from tools.base import READ_ONLY
 
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
 OPTIONAL_PROGRAMS = ("node", "perl", "jq", "xxd", "shred", "python3", "time")

@@ -25,7 +25,7 @@ import pytest
 from state import AppState
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.tool import make_bash_tool
-from tools.judgement import READ_ONLY
+from tools.base import READ_ONLY
 
 DETECTED = detect_layers()
 FULL = pytest.param(DETECTED, id="full", marks=pytest.mark.skipif(
@@ -263,7 +263,7 @@ from state import AppState
 from tools.bash.sandbox.status import detect_layers
 from dataclasses import replace
 from tools.bash.tool import make_bash_tool
-from tools.judgement import READ_ONLY
+from tools.base import READ_ONLY
 state = AppState()
 if sys.argv[2] == "yolo":
     state.select("yolo", "test")

@@ -11,9 +11,8 @@ from agent.prompt import PromptContext, build_system_prompt, plan_mode_section
 from hooks.plan_mode_guard import plan_mode_guard
 from hooks.registry import HookRegistry, ToolCallEvent
 from state import AppState, PermissionMode, StateView
-from tools.base import Tool, ToolResult, object_schema
+from tools.base import Judgement, Tool, ToolResult, object_schema
 from tools.bash.classifier.sed import judge_sed
-from tools.judgement import Judgement
 from tools.plan_file import saved_plan
 from tools.plan_mode import make_plan_mode_tools
 from ui.plan_review import plan_review

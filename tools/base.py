@@ -1,4 +1,4 @@
-"""The Tool record and the ToolResult every call ends in.
+"""The Tool record, the Judgement its judge gives, and the ToolResult every call ends in.
 
 A tool is data: a name, a description and a JSON schema for the model, a handler
 for the executor, and three flags the hooks read: `read_only` (can never change
@@ -7,7 +7,9 @@ and `requires_user` (always reaches the user, in every permission mode). A tool
 whose safety depends on its arguments, like Bash, carries a `judge` instead: the
 executor asks it once per call (hooks/registry.py: `ToolCallEvent.judgement`),
 and a tool that acts on that decision takes it in `run_decided` (the hardened
-Bash picks its sandbox by it), so one call is never judged twice.
+Bash picks its sandbox by it), so one call is never judged twice. A Judgement
+teaches when it denies: the rule that refused the call, the token that made it
+unsafe, and a read-only alternative where one exists.
 `plan_mode_hint` is a sentence the plan-mode guard adds to its denial of this
 tool, to say what the model can do instead (the guard itself names no tool).
 A tool that changes things may carry a `preview`: what the user sees before
@@ -23,8 +25,38 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from tools.judgement import Judgement
 from tools.preview import Preview
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Whether a call can change anything, and if so the rule, token and alternative.
+
+    A read-only judgement may carry in `rule` why it passed (the Bash quiz explains with it).
+    """
+
+    read_only: bool
+    rule: str = ""
+    token: str = ""
+    alternative: str = ""
+
+    def explain(self) -> str:
+        """One paragraph for a denial: rule, token, alternative."""
+        parts = [f"rule: {self.rule}"]
+        if self.token:
+            parts.append(f"unsafe token: {self.token!r}")
+        text = "; ".join(parts) + "."
+        if self.alternative:
+            text += f" Read-only alternative: {self.alternative}"
+        return text
+
+
+READ_ONLY = Judgement(True)
+
+
+def unsafe(rule: str, token: str = "", alternative: str = "") -> Judgement:
+    """A judgement that the call could change something, saying why."""
+    return Judgement(False, rule, token, alternative)
 
 
 MAX_RESULT_CHARS = 100_000  # about 25,000 tokens: what one tool result may put into the history

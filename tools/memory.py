@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.events import Event
 from state import AppState
-from tools.base import Tool, ToolResult, error, object_schema
-from tools.judgement import Judgement
+from tools.base import Judgement, Tool, ToolResult, error, object_schema
 from tools.memory_files import TYPES, MemoryFolder, MemoryRefused, safe_name
 
 if TYPE_CHECKING:

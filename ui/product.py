@@ -36,11 +36,11 @@ from settings.user_hooks import UserHooks, load_user_settings
 from settings.user_layer import user_events_layer, user_rules_layer
 from state import AppState
 from tools.ask_user import Answers, Questionnaire, ask_user_layer
+from tools.base import Judgement
 from tools.bash.classifier.classify import classify
 from tools.bash.layer import bash_layer
 from tools.bash.sandbox.status import sandbox_status
 from tools.bash.stop_left_running import stop_left_running_layer
-from tools.judgement import Judgement
 from tools.list_models import list_models_layer
 from tools.memory import memory_layer
 from tools.plan_mode import PlanReview

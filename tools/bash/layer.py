@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from tools.bash.classifier.classify import classify
 from tools.bash.tool import make_bash_tool
-from tools.judgement import Judgement
+from tools.base import Judgement
 
 if TYPE_CHECKING:
     from agent.loop import Agent

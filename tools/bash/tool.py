@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from state import AppState
-from tools.base import CallDecision, Tool, ToolResult
+from tools.base import CallDecision, Judgement, Tool, ToolResult
 from tools.bash.left_running import (VARIABLE, LeftProcess, describe, left_by, new_call_marker,
                                      this_stepagent)
 from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
@@ -42,7 +42,6 @@ from tools.bash.sandbox.scratch import SharedPrivateFolder, remove_left_behind_s
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import contained
 from tools.bash.watchdog import Watchdog, by_sh
-from tools.judgement import Judgement
 from tools.plain_bash import PARAMETERS, timeout_of
 from tools.preview import command_preview
 

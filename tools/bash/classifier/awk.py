@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from tools.judgement import READ_ONLY, Judgement, unsafe
+from tools.base import READ_ONLY, Judgement, unsafe
 
 VALUE_FLAGS = {"-F", "-v"}
 WRITES = [(re.compile(r"\bsystem\s*\("), "system() runs a shell command"),

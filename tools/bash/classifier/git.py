@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from tools.bash.classifier.flags import forbidden_flag, positionals
 from tools.bash.classifier.options import Options, long_options, read_options
-from tools.judgement import READ_ONLY, Judgement, unsafe
+from tools.base import READ_ONLY, Judgement, unsafe
 
 GLOBAL_WITH_VALUE = {"-C", "--namespace"}
 GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--literal-pathspecs",

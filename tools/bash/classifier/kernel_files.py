@@ -31,7 +31,7 @@ import os
 import re
 from fnmatch import fnmatchcase
 
-from tools.judgement import Judgement, unsafe
+from tools.base import Judgement, unsafe
 
 ACTING = {
     "proc/kmsg": "reading /proc/kmsg waits for the kernel's log and takes each line from dmesg",

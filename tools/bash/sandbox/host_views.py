@@ -20,8 +20,8 @@ import os
 import re
 from pathlib import Path
 
+from tools.base import READ_ONLY, Judgement, unsafe
 from tools.bash.sandbox.private_folders import COVERED_FOLDERS
-from tools.judgement import READ_ONLY, Judgement, unsafe
 
 PRIVATE_FOLDERS = (*COVERED_FOLDERS, "/dev/shm")
 ABSOLUTE_PATH = re.compile(r"(?<![\w.~$-])/[^\s'\"`;&|<>()]*")
