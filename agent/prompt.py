@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from state import AppState
-from tools import plan_mode_text
-from tools.plan_mode import EXIT_PLAN_MODE
+from tools.plan_mode import EXIT_PLAN_MODE, SUBAGENT, full_instructions
 
 
 @dataclass(frozen=True)
@@ -38,8 +37,8 @@ def plan_mode_section(context: PromptContext) -> str | None:
     if not context.state.plan_mode:
         return None
     if EXIT_PLAN_MODE not in context.tool_names:  # a sub-agent: no way out to describe
-        return "# Plan Mode (ACTIVE)\n" + plan_mode_text.SUBAGENT
-    return "# Plan Mode (ACTIVE)\n" + plan_mode_text.full_instructions()
+        return "# Plan Mode (ACTIVE)\n" + SUBAGENT
+    return "# Plan Mode (ACTIVE)\n" + full_instructions()
 
 
 def identity_section(context: PromptContext) -> str:

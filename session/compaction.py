@@ -28,7 +28,7 @@ from agent.history import wrap
 from models.base import ContextOverflow
 from session.token_estimate import TokenEstimate
 from state import AppState
-from tools.plan_file import saved_plan
+from tools.own_files import saved_plan
 from tools.safe_read import read_capped
 from tools.todos import todo_lines
 

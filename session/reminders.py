@@ -25,8 +25,8 @@ from agent.events import Event, ModeChanged
 from agent.history import reminder_kind, wrap
 from session.compaction import Compacted
 from state import AppState
-from tools import plan_mode_text
-from tools.plan_file import saved_plan
+from tools.own_files import saved_plan
+from tools.plan_mode import ENDED, STILL_ACTIVE
 from tools.todos import todo_lines
 
 if TYPE_CHECKING:
@@ -77,10 +77,10 @@ def due_reminders(state: AppState, log: ReminderLog, messages: list[dict[str, An
     """The reminders the next request should carry; changes nothing."""
     due: list[dict[str, str]] = []
     if log.plan_ended_due and not state.plan_mode:
-        due.append(wrap("plan-ended", plan_mode_text.ENDED))
+        due.append(wrap("plan-ended", ENDED))
     if state.plan_mode and (log.plan_sent == 0 or
                             _user_messages_since(messages, "plan-mode") >= PLAN_INTERVAL):
-        text = plan_mode_text.STILL_ACTIVE
+        text = STILL_ACTIVE
         saved = saved_plan(workspace, state.session_id)
         if log.plan_sent == 0 and saved:
             text += "\n" + PLAN_REENTRY.format(path=saved)

@@ -28,8 +28,7 @@ from typing import Any, Callable
 from agent.executor import DECLINED, NOT_RUN
 from agent.history import reminder_kind
 from models.base import Reply, ToolCall, stream_words
-from tools import plan_mode_text
-from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, REJECTED
+from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, REJECTED, RULES
 
 SCENARIO = Path(__file__).resolve().parent / "lesson_scenario.json"
 NAME = "offline lesson model (scripted)"
@@ -95,7 +94,7 @@ def _approval(message: dict[str, Any]) -> str:
 def read_progress(messages: list[dict[str, Any]]) -> Progress:
     """Read the lesson's place from a request: the system prompt, the calls and their results."""
     system = messages[0].get("content") or "" if messages and messages[0]["role"] == "system" else ""
-    progress = Progress(planning=plan_mode_text.RULES in system)
+    progress = Progress(planning=RULES in system)
     steps: dict[str, tuple[str, str]] = {}
     for index, message in enumerate(messages):
         for call in message.get("tool_calls") or [] if message["role"] == "assistant" else []:

@@ -38,8 +38,8 @@ CORE = [  # the lesson's core, lowest first, by exact module name: it imports no
     "models", "models.base",  # what the loop needs from a model
     "state",
     "tools", "tools.paths", "tools.preview", "tools.base",  # the Tool record and its Judgement
-    "tools.validate", "tools.own_files",
-    "tools.plan_file", "tools.plan_mode_text", "tools.plan_mode",  # the plan-mode tools
+    "tools.validate", "tools.own_files",  # stepagent's own files: the saved plan
+    "tools.plan_mode",  # the plan-mode tools and their words
     "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge
     "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask", "hooks.session_rules",
     "agent.approval", "agent.history", "agent.prompt", "agent.executor", "agent.loop",

@@ -13,12 +13,10 @@ from agent.events import ModeChanged, ToolFinished
 from agent.prompt import PromptContext, plan_mode_section
 from state import AppState, PermissionMode
 from tests.harness import Session, assert_valid_history, call, turn
-from tools import plan_mode_text
-from tools.own_files import write_inside
+from tools.own_files import PLANS_FOLDER, save_plan, saved_plan, write_inside
 from tools.paths import OutsideWorkspace
-from tools.plan_file import PLANS_FOLDER, save_plan, saved_plan
+from tools.plan_mode import REJECTED, RULES, WORKFLOW, PlanReview
 from ui.plan_review import plan_review
-from tools.plan_mode import REJECTED, PlanReview
 
 PLAN = "1. Create hello.txt\n2. Check it"
 DESIGN_TOOL_NAMES = {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "EnterPlanMode", "ExitPlanMode",
@@ -324,8 +322,8 @@ def test_enter_plan_mode_points_at_the_instructions_and_says_when_it_was_already
     session.run()
     first, second = session.tool_results()
     assert first.startswith("Plan mode is on.") and second.startswith("Plan mode was already on.")
-    assert plan_mode_text.WORKFLOW in session.model.requests[1][0]["content"]
-    assert not any(plan_mode_text.RULES in result for result in (first, second))
+    assert WORKFLOW in session.model.requests[1][0]["content"]
+    assert not any(RULES in result for result in (first, second))
 
 
 def test_the_audit_trail_names_the_tool_that_entered_and_the_approval_that_left(workspace):

@@ -8,7 +8,7 @@ from agent.assemble import assemble
 from models.openai_chat import OpenAIChatModel
 from state import AppState
 from tests.repeats import repeated_lines
-from tools import plan_mode_text
+from tools.plan_mode import EXIT, RULES, WORKFLOW
 from ui.plan_review import plan_review
 from ui.product import product_layers
 
@@ -42,9 +42,9 @@ def test_no_instruction_is_said_twice_in_one_request(server, workspace):
     planning = requests[1:4]  # after EnterPlanMode, until the plan is approved
     for messages in planning:
         assert messages[0]["content"].startswith("# Plan Mode (ACTIVE)")
-        for instruction in (plan_mode_text.RULES, plan_mode_text.WORKFLOW, plan_mode_text.EXIT):
+        for instruction in (RULES, WORKFLOW, EXIT):
             assert times_said(instruction, messages) == 1
-    assert all(times_said(plan_mode_text.RULES, messages) == 0 for messages in requests[4:])
+    assert all(times_said(RULES, messages) == 0 for messages in requests[4:])
 
 
 def test_within_a_mode_each_request_extends_the_one_before(server, workspace):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.history import reminder_kind
 from tests.harness import Session, call, turn
-from tools import plan_mode_text
+from tools.plan_mode import RULES, WORKFLOW
 
 
 def kinds(session: Session) -> list[str]:
@@ -53,8 +53,8 @@ def test_plan_reminder_on_entry_then_every_five_user_messages_short_as_the_promp
             sent_at.append(number)
     assert sent_at == [1, 6, 11, 16, 21, 26]
     texts = reminders_of(session, "plan-mode")
-    assert not [text for text in texts if plan_mode_text.WORKFLOW in text or plan_mode_text.RULES in text]
-    assert plan_mode_text.WORKFLOW in session.model.requests[-1][0]["content"]
+    assert not [text for text in texts if WORKFLOW in text or RULES in text]
+    assert WORKFLOW in session.model.requests[-1][0]["content"]
 
 
 def test_plan_ended_reminder_once_after_approval(workspace):

@@ -16,7 +16,7 @@ import pytest
 
 from session.journal import RESULT_LOST
 from session.store import SessionStore
-from tools.plan_file import plan_digest, plan_text
+from tools.own_files import plan_digest, plan_text
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal

@@ -1,4 +1,11 @@
-"""EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out.
+"""EnterPlanMode and ExitPlanMode: the ways into plan mode and the one way out, and the words
+plan mode says to the model.
+
+The words are written once. The system prompt's plan section (agent/prompt.py) carries the
+instructions (RULES, WORKFLOW, EXIT), at every request and only there; EnterPlanMode's result
+and the plan-mode reminder (session/reminders.py) point at them, so each reaches the model
+once per request. A sub-agent started while planning gets SUBAGENT instead: it has no way
+out of plan mode.
 
 ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is injected
 by ui/product.py (a fake in tests) and answers with a PlanReview carrying the exact text
@@ -18,12 +25,35 @@ from typing import Any, Callable, Literal
 
 from agent.events import PlanReviewed
 from state import AppState, PermissionMode
-from tools import plan_mode_text
 from tools.base import Tool, ToolResult, error, object_schema
-from tools.plan_file import plan_digest, plan_text, save_plan
+from tools.own_files import plan_digest, plan_text, save_plan
 
 ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"
+
+RULES = ("Plan mode is active. The user wants a plan before any change: do not edit files, run "
+         "commands that change anything, commit, or change configuration. Calls that could change "
+         "the system are denied.")
+WORKFLOW = """Work in four phases:
+1. Understand: read the code that matters with Read, Glob, Grep and read-only Bash (ls, cat, git status/log/diff/show…). For a wide search you may send up to 3 explore sub-agents at once (several Agent calls in one reply, subagent_type explore), each with its own question.
+2. Design: choose an approach; note the files to change, in what order, and how to verify the result.
+3. Review: if a decision is genuinely the user's, ask it with AskUserQuestion; otherwise choose sensible defaults.
+4. Present: call ExitPlanMode with the plan as concise, step-by-step markdown, and wait for the user's review."""
+EXIT = ("ExitPlanMode is how the user sees and approves a plan: never ask \"is this plan OK?\" in "
+        "prose. If the user rejects the plan, wait for them to speak before presenting again. The "
+        "user can also leave plan mode themselves (/mode or Shift+Tab); you will be told when that "
+        "happens.")
+ENTERED = ("Its instructions lead the system prompt from the next request on. Research first; "
+           "do not write or edit any file yet.")
+STILL_ACTIVE = ("Plan mode is active (the system prompt's first section): research only, then "
+                "present the plan with ExitPlanMode.")
+SUBAGENT = ("Plan mode is active: the agent that started you is planning, so you work under the "
+            "same rules. Do not edit files or run commands that change anything; such calls are "
+            "denied. You cannot leave plan mode. Research what your task asks and report your "
+            "findings as your final answer.")
+ENDED = ("Plan mode has ended. You may now edit files and run commands, within the permission "
+         "mode the user has chosen.")
+
 WORKING_MODES = {
     PermissionMode.BUILD: "the user is asked before each file change or command that changes things",
     PermissionMode.EDIT: "Write and Edit run without asking; commands that change things are still asked",
@@ -59,6 +89,11 @@ REVIEW_FAILED = ("The review of your plan could not be shown ({failure}), so the
                  "approved and you are still in plan mode. Stop here and tell the user.")
 
 
+def full_instructions() -> str:
+    """Rules, workflow and the way out: the whole of what plan mode asks."""
+    return f"{RULES}\n{WORKFLOW}\n{EXIT}"
+
+
 @dataclass(frozen=True)
 class PlanReview:
     """The user's review of a plan, with the exact text they saw last.
@@ -81,7 +116,7 @@ def make_plan_mode_tools(workspace: Path, state: AppState,
     def enter(args: dict[str, Any]) -> ToolResult:
         entered = state.enter_plan_mode(ENTER_PLAN_MODE)
         return ToolResult(("Plan mode is on. " if entered else "Plan mode was already on. ") +
-                          plan_mode_text.ENTERED)
+                          ENTERED)
 
     def exit_plan(args: dict[str, Any]) -> ToolResult:
         if not state.plan_mode:
