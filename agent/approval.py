@@ -1,29 +1,34 @@
 """A permission question and its answer: what the core hands the injected `approve` callback.
 
 The executor builds a PermissionRequest when an ask hook wants the user: the
-tool, its arguments, the hook's reason, the preview of what will run or change
-(tools/preview.py), and the "don't ask again" rule a yes may add. The UI shows
-it and answers with a PermissionAnswer. The core stays UI-free: these are data.
+tool, its arguments, the hook's reason and the preview of what will run or change
+(tools/preview.py). The UI shows it and answers with a PermissionAnswer. The core stays
+UI-free: these are data. A "don't ask again" rule is a layer's (hooks/session_rules.py):
+it names the rule it offers in the request, and keeps it when a yes says `remember`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any, Callable, Literal, Union
 
-from hooks.session_rules import AllowRule, Keeper
 from tools.preview import Preview
+
+Keeper = Literal["session", "project", "user"]  # where a remembered rule is kept
 
 
 @dataclass(frozen=True)
 class PermissionRequest:
-    """One call waiting for the user: what it is, why they are asked, what it will do."""
+    """One call waiting for the user: what it is, why they are asked, what it will do.
+
+    `rule` is the rule a "don't ask again" yes would add, as the user reads it ('' when none).
+    """
 
     tool: str
     args: dict[str, Any]
     reason: str
     preview: Preview | None = None
-    rule: AllowRule | None = None
+    rule: str = ""
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ journal keeps it in the audit trail). Just before the handler runs, a
 ToolStarted event marks the call as started, so a resume after a crash can tell
 a call that never ran from one whose result was lost; the handler's result is
 emitted as a ToolFinished, cut to MAX_RESULT_CHARS (tools/base.py): the one
-cap every tool's result passes. When an ask hook asks, the user gets a
-PermissionRequest with a preview of what will run; a "yes, don't ask again"
-adds a rule (kept where the answer says), which is consulted only here, after
-the deny hooks, so it can never lift a plan-mode denial. Ctrl-C at that question emits the call's
+cap every tool's result passes. When an ask hook asks, `ask` puts a
+PermissionRequest, with a preview of what will run, to the user (`ask_user`); the
+session-rules layer (hooks/session_rules.py) answers there first from the user's
+"don't ask again" rules, so a rule is consulted only after the deny hooks and can
+never lift a plan-mode denial. Ctrl-C at that question emits the call's
 ToolFinished ("Not run") before the interrupt goes on to the loop, so the
 screen shows one result for it, as it does for a "no". Ctrl-C while the handler
 runs is another matter: the call started, so its result says it was
@@ -35,14 +36,13 @@ so whatever it does with an unexpected exception it does for every call.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Iterator
 
-from agent.approval import Approve, PermissionRequest, as_answer
+from agent.approval import Approve, PermissionAnswer, PermissionRequest, as_answer
 from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
-from hooks.session_rules import KEPT_WHERE, SESSION_RULE, SessionRules, offered_rule
 from models.base import ToolCall
 from state import AppState
 from tools.base import CallDecision, CallInterrupted, Tool, ToolResult, capped, error
@@ -58,6 +58,7 @@ RAN_INTERRUPTED = ("Interrupted while running (Ctrl-C): its effects may stand. I
                    "have done some or all of its work; check before running it again.")
 Guard = Callable[[ToolCall, Callable[[], Any]], Any]
 Results = Iterator[tuple[ToolCall, ToolResult]]
+Ask = Callable[["Executor", Tool, dict[str, Any], Verdict], tuple[Verdict, bool]]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,26 @@ def in_order(executor: "Executor", calls: list[ToolCall], guard: Guard) -> Resul
         yield call, guard(call, partial(executor.run, call))
 
 
+def ask_user(executor: "Executor", tool: Tool, args: dict[str, Any], verdict: Verdict) -> tuple[Verdict, bool]:
+    """The core's `ask`: the ask hook's question put to the user; True when a person answered."""
+    return answered(as_answer(executor.approve(question(tool, args, verdict))), verdict)
+
+
+def question(tool: Tool, args: dict[str, Any], verdict: Verdict) -> PermissionRequest:
+    """What the user is asked: the call, the hook's reason, and what the call will do."""
+    return PermissionRequest(tool.name, args, verdict.reason, _preview(tool, args))
+
+
+def answered(answer: PermissionAnswer, verdict: Verdict) -> tuple[Verdict, bool]:
+    """What the user's answer makes of the ask hook's verdict; True when a person answered."""
+    if answer.unanswered:
+        return Verdict("deny", UNANSWERED, answer.unanswered), False
+    if answer.allow:
+        return Verdict("allow", verdict.hook, verdict.reason), True
+    said = f" The user said: {answer.feedback}" if answer.feedback else ""
+    return Verdict("deny", verdict.hook, DECLINED + said), True
+
+
 @dataclass
 class Executor:
     """Runs tool calls through validation, the hooks and the user's answer, to one result each."""
@@ -85,7 +106,7 @@ class Executor:
     state: AppState
     approve: Approve
     calls: int = 0
-    rules: SessionRules = field(default_factory=SessionRules)
+    ask: Ask = ask_user
     batch: Callable[["Executor", list[ToolCall], Guard], Results] = in_order
     after_call: list[Callable[[ToolCallEvent, ToolResult], ToolResult]] = field(default_factory=list)
 
@@ -111,7 +132,7 @@ class Executor:
         asked = False
         if verdict.decision == "ask":
             try:
-                verdict, asked = self._ask(tool, args, verdict)
+                verdict, asked = self.ask(self, tool, args, verdict)
             except KeyboardInterrupt:  # Ctrl-C at the question: the call shows its result, as a "no" does
                 self._finished(call.name, args, error(INTERRUPTED))
                 raise
@@ -150,26 +171,6 @@ class Executor:
     def _finished(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
         self.state.events.emit(ToolFinished(name, args, result.summary, result.content, result.is_error,
                                             result.change))
-
-    def _ask(self, tool: Tool, args: dict[str, Any], verdict: Verdict) -> tuple[Verdict, bool]:
-        """A session rule's yes, or the user's answer; True when the user was asked."""
-        rule = self.rules.matching(tool.name, args)
-        if rule is not None:
-            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} ({KEPT_WHERE[rule.kept]})"), False
-        request = PermissionRequest(tool.name, args, verdict.reason, _preview(tool, args),
-                                    offered_rule(tool.name, args))
-        answer = as_answer(self.approve(request))
-        if answer.unanswered:
-            return Verdict("deny", UNANSWERED, answer.unanswered), False
-        if answer.allow:
-            if answer.remember and request.rule is not None:
-                rule = replace(request.rule, kept=answer.kept)
-                self.rules.add(rule)
-                added = f"your new rule {rule.label} ({KEPT_WHERE[rule.kept]})"
-                return Verdict("allow", SESSION_RULE, added), True
-            return Verdict("allow", verdict.hook, verdict.reason), True
-        said = f" The user said: {answer.feedback}" if answer.feedback else ""
-        return Verdict("deny", verdict.hook, DECLINED + said), True
 
     def _validated(self, call: ToolCall) -> tuple[Tool | None, dict[str, Any], str]:
         """The tool and parsed arguments, or a message saying what is wrong with the call."""

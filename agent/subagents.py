@@ -189,7 +189,7 @@ def subagent_layer(agent: Agent, child_layers: Sequence[Layer],
         child = assemble(agent.workspace, state, model, _no_plans, approve, child_layers)
         for name in SUBAGENT_EXCLUDED:
             child.executor.tools.pop(name, None)
-        child.executor.rules = executor.rules
+        child.executor.ask = executor.ask  # the parent's "don't ask again" rules hold here too
         child.max_steps = SUBAGENT_MAX_STEPS
         return child
 

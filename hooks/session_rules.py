@@ -1,5 +1,9 @@
 """"Yes, and don't ask again": the allow rules a user adds by answering, and where each is kept.
 
+A layer (`session_rules_layer`): the session's rules become the executor's `ask`, so
+a question a rule covers is answered by it, and the question the user is asked
+offers the rule a yes may add.
+
 A rule names a tool (every Write), or for Bash a command prefix (`git commit`).
 Rules are consulted only when an ask hook asks, never before the deny hooks, so
 no rule can let a call through while planning (failure mode 3,
@@ -16,10 +20,15 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-Keeper = Literal["session", "project", "user"]
+from agent.approval import Keeper, as_answer
+from agent.executor import Executor, answered, question
+from agent.loop import Agent
+from hooks.registry import Verdict
+from tools.base import Tool
+
 KEPT_WHERE = {"session": "this session", "project": "this project", "user": "every project"}
 SESSION_RULE = "session-rule"  # the hook name a decision made by (or adding) a rule carries
 SHELL_SYNTAX = re.compile(r"[;&|`$<>(){}\n\r\\*?~#!]|\[")
@@ -76,7 +85,7 @@ def offered_rule(tool: str, args: dict[str, Any]) -> AllowRule | None:
 
 @dataclass
 class SessionRules:
-    """The rules added this session, newest last."""
+    """The rules added this session, newest last; as the executor's `ask`, it answers from them."""
 
     rules: list[AllowRule] = field(default_factory=list)
 
@@ -93,3 +102,28 @@ class SessionRules:
     def matching(self, tool: str, args: dict[str, Any]) -> AllowRule | None:
         """The first rule that covers this call, if any."""
         return next((rule for rule in self.rules if rule.matches(tool, args)), None)
+
+    def __call__(self, executor: Executor, tool: Tool, args: dict[str, Any],
+                 verdict: Verdict) -> tuple[Verdict, bool]:
+        """A rule's yes, or the user's answer to a question offering one; True when they were asked."""
+        rule = self.matching(tool.name, args)
+        if rule is not None:
+            return Verdict("allow", SESSION_RULE, f"your rule {rule.label} ({KEPT_WHERE[rule.kept]})"), False
+        offered = offered_rule(tool.name, args)
+        request = replace(question(tool, args, verdict), rule=offered.label if offered else "")
+        answer = as_answer(executor.approve(request))
+        if answer.allow and answer.remember and offered is not None and not answer.unanswered:
+            rule = replace(offered, kept=answer.kept)
+            self.add(rule)
+            return Verdict("allow", SESSION_RULE, f"your new rule {rule.label} ({KEPT_WHERE[rule.kept]})"), True
+        return answered(answer, verdict)
+
+
+def session_rules_layer(agent: Agent) -> None:
+    """The layer: the executor asks through the session's rules."""
+    agent.executor.ask = SessionRules()
+
+
+def rules_of(executor: Executor) -> SessionRules:
+    """The rules the executor asks through (none without the layer)."""
+    return executor.ask if isinstance(executor.ask, SessionRules) else SessionRules()

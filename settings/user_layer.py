@@ -26,7 +26,7 @@ import dataclasses
 
 from agent.loop import Agent, TurnEnded
 from hooks.registry import ToolCallEvent, Verdict
-from hooks.session_rules import AllowRule, SessionRules
+from hooks.session_rules import AllowRule, SessionRules, rules_of
 from settings.files import SettingsUnwritable
 from settings.trust import keep_rule
 from settings.user_hooks import UserHooks
@@ -49,7 +49,7 @@ def user_rules_layer(agent: Agent, hooks: UserHooks) -> None:
     registry.on_pre_tool_use(USER_HOOKS, lambda event: user_decision(hooks, event), "ask",
                              before="permission-mode")
     agent.executor.after_call.append(lambda event, result: post_tool_use(hooks, event, result))
-    agent.executor.rules = KeptRules(agent.executor.rules.rules, hooks)
+    agent.executor.ask = KeptRules(rules_of(agent.executor).rules, hooks)
 
 
 def deny_rule(hooks: UserHooks, event: ToolCallEvent) -> Verdict | None:

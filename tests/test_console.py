@@ -10,7 +10,6 @@ from rich.console import Console
 
 from agent.approval import PermissionRequest
 from agent.events import ToolDecision, ToolFinished, ToolRequested
-from hooks.session_rules import AllowRule
 from tools.preview import command_preview, diff_preview
 from state import AppState
 from ui.callbacks import interactive_approve
@@ -42,7 +41,7 @@ def test_the_diff_and_the_reason_are_on_screen_when_the_question_is_asked():
         return "y"
 
     request = PermissionRequest("Edit", {"file_path": "app.py"}, "Edit can change the system. Allow?",
-                                diff_preview("a\nold\nc\n", "a\nnew\nc\n", "app.py"), AllowRule("Edit"))
+                                diff_preview("a\nold\nc\n", "a\nnew\nc\n", "app.py"), "Edit")
     answer = interactive_approve(view, ask)(request)
     shown = on_screen_at_question[0]
     assert answer.allow and not answer.remember
@@ -63,7 +62,7 @@ def test_the_command_is_on_screen_with_hidden_characters_revealed():
 
 def test_feedback_at_the_permission_question_is_a_no_with_the_text():
     view, _ = screen()
-    request = PermissionRequest("Bash", {"command": "make"}, "Allow?", None, AllowRule("Bash", ("make",)))
+    request = PermissionRequest("Bash", {"command": "make"}, "Allow?", None, "Bash(make:*)")
     answer = interactive_approve(view, lambda q: "run the tests first")(request)
     assert not answer.allow and answer.feedback == "run the tests first"
 

@@ -41,7 +41,7 @@ CORE = [  # the lesson's core, lowest first, by exact module name: it imports no
     "tools.validate", "tools.own_files",  # stepagent's own files: the saved plan
     "tools.plan_mode",  # the plan-mode tools and their words
     "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge
-    "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask", "hooks.session_rules",
+    "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask",
     "agent.approval", "agent.history", "agent.prompt", "agent.executor", "agent.loop",
     "agent.assemble",  # the core composition: the core's parts, then the layers it is given
 ]
@@ -51,6 +51,7 @@ LAYERS = [  # above the whole core, lowest first; a module stands where the long
     "models",  # the real client, the scripted model, the catalog
     "tools",  # the tool layers: Bash hardening, safe reads, search, todos, memory, questions…
     "agent",  # the sub-agent layer (subagents.py, batch.py)
+    "hooks",  # the "don't ask again" rules (session_rules.py)
     "settings",  # the user's settings: hooks and rules (settings/user_layer.py attaches them)
     "session",  # the store, the journal, compaction, reminders
     "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks

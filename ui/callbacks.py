@@ -63,7 +63,7 @@ def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
     """
     def approve(request: PermissionRequest) -> PermissionAnswer:
         view.show_request(request)
-        always = (f"a = yes, and don't ask again for {safe(request.rule.label)} this session "
+        always = (f"a = yes, and don't ask again for {safe(request.rule)} this session "
                   "(p: in this project, u: in every project) · " if request.rule else "")
         view.notice(f"y = yes · {always}n = no · or type what to do instead", style="dim")
         keys = "y/a/p/u/n" if request.rule else "y/n"

@@ -22,6 +22,7 @@ from rich.console import Console
 from agent.assemble import Layer, assemble
 from agent.plan_model import plan_model_layer, plan_model_of
 from agent.subagents import subagent_layer
+from hooks.session_rules import session_rules_layer
 from models.base import Model
 from session.compaction import compaction_layer
 from session.context_tool import session_context_layer
@@ -67,6 +68,7 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
     the user's settings (hooks and permission rules).
     """
     tool_layers: list[Layer] = [
+        session_rules_layer,  # "yes, and don't ask again": the rules a yes adds
         hardened_reads_layer,  # Read, Write and Edit read host files the safe way
         partial(bash_layer, classifier=classifier),  # judged once, sandboxed while planning
         search_layer,  # Glob and Grep: ripgrep, in a read-only view

@@ -19,7 +19,7 @@ from models.catalog import format_catalog
 from session.live import Session, SessionBusy
 from session.rewind.layer import rewind_of
 from session.store import StoreUnavailable
-from hooks.session_rules import KEPT_WHERE
+from hooks.session_rules import KEPT_WHERE, rules_of
 from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
 from session.plan_revisions import pending_plan
@@ -97,7 +97,7 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
                             "(changes made by Bash commands are not tracked; try git diff).")
     if name == "/clear":
         old = session.clear()
-        kept = session.agent.executor.rules.rules
+        kept = rules_of(session.agent.executor).rules
         rules = (f" Your \"don't ask again\" answers still hold ({', '.join(r.label for r in kept)})."
                  if kept else "")
         return SlashOutcome(f"A fresh conversation. The previous one is kept as {old}.{rules}")
@@ -132,7 +132,7 @@ def _settings_lines(name: str, session: Session) -> list[str]:
     if name == "/hooks":
         return hook_lines(in_effect, waiting)
     answered = [(rule.label, f"your answer, for {KEPT_WHERE[rule.kept]}")
-                for rule in session.agent.executor.rules.rules]
+                for rule in rules_of(session.agent.executor).rules]
     return rule_lines(in_effect, waiting, answered)
 
 
@@ -235,7 +235,7 @@ def _lesson(session: Session) -> SlashOutcome:
                             "OPENAI_BASE_URL) to take it.", is_error=True)
     old = session.clear()
     session.agent.state.select("build", "/lesson")
-    forgotten = [rule.label for rule in session.agent.executor.rules.forget()]
+    forgotten = [rule.label for rule in rules_of(session.agent.executor).forget()]
     rules = f" Build mode asks again for {', '.join(forgotten)}." if forgotten else ""
     return SlashOutcome(f"The lesson starts again in a fresh conversation (the previous one is kept "
                         f"as {old}).{rules} Try: /plan add a greeting file")
