@@ -2,7 +2,7 @@
 
 The executor builds a PermissionRequest when an ask hook wants the user: the
 tool, its arguments, the hook's reason and the preview of what will run or change
-(tools/preview.py). The UI shows it and answers with a PermissionAnswer. The core stays
+(tools/base.py: Preview). The UI shows it and answers with a PermissionAnswer. The core stays
 UI-free: these are data. A "don't ask again" rule is a layer's (hooks/session_rules.py):
 it names the rule it offers in the request, and keeps it when a yes says `remember`.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Union
 
-from tools.preview import Preview
+from tools.base import Preview
 
 Keeper = Literal["session", "project", "user"]  # where a remembered rule is kept
 

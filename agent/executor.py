@@ -45,8 +45,7 @@ from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from models.base import ToolCall
 from state import AppState
-from tools.base import CallDecision, CallInterrupted, Tool, ToolResult, capped, error
-from tools.preview import Preview
+from tools.base import CallDecision, CallInterrupted, Preview, Tool, ToolResult, capped, error
 from tools.validate import schema_errors
 
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "

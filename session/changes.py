@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.events import Event, ToolStarted
+from tools.files import unified_diff
 from tools.paths import outside_workspace, resolve, shown
-from tools.preview import unified_diff
 from tools.safe_read import MAX_READ_BYTES, read_capped
 
 FILE_TOOLS = {"Write", "Edit"}

@@ -13,7 +13,7 @@ unsafe, and a read-only alternative where one exists.
 `plan_mode_hint` is a sentence the plan-mode guard adds to its denial of this
 tool, to say what the model can do instead (the guard itself names no tool).
 A tool that changes things may carry a `preview`: what the user sees before
-being asked (tools/preview.py).
+being asked (a Preview; the preview layer, tools/preview.py, gives Write and Edit theirs).
 `concurrent` lets the executor run the tool's calls of one reply side by side
 (the Agent tool: several sub-agents at once).
 A handler stopped by Ctrl-C may raise CallInterrupted with what it had produced
@@ -23,9 +23,7 @@ so far; the executor gives the call its "interrupted while running" result.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable
-
-from tools.preview import Preview
+from typing import Any, Callable, Literal
 
 
 @dataclass(frozen=True)
@@ -57,6 +55,21 @@ READ_ONLY = Judgement(True)
 def unsafe(rule: str, token: str = "", alternative: str = "") -> Judgement:
     """A judgement that the call could change something, saying why."""
     return Judgement(False, rule, token, alternative)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a call will run or change, shown before the user is asked (failure mode 12).
+
+    A command, a unified diff, or a new file's content; UI-free data the console draws.
+    """
+
+    kind: Literal["command", "diff", "content"]
+    text: str
+    path: str = ""
+    added: int = 0
+    removed: int = 0
+    note: str = ""
 
 
 MAX_RESULT_CHARS = 100_000  # about 25,000 tokens: what one tool result may put into the history

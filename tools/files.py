@@ -5,25 +5,60 @@ Write and Edit refuse paths outside the workspace and write atomically (a
 temporary file renamed over the target), so an interrupted write leaves the old
 file whole. How a file the model named is read is a seam, `read_capped`: the
 core's `read_plain`, or the hardening layer's (tools/safe_read.py:
-`hardened_reads_layer`), which never blocks and acts on no file it reads.
+`hardened_reads_layer`), which never blocks and acts on no file it reads. Write
+and Edit tell the screen what they changed as a unified diff (`ToolResult.change`);
+what they will change, before the user is asked, is the preview layer's (tools/preview.py).
 """
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from tools.base import Tool, ToolResult, counted, error, object_schema
+from tools.base import Preview, Tool, ToolResult, counted, error, object_schema
 from tools.own_files import write_atomically
 from tools.paths import in_kernel_folder, outside_workspace, resolve, shown
-from tools.preview import Reader, current_text, diff_preview, edit_preview, unified_diff, write_preview
 
 MAX_READ_BYTES = 10_000_000
 READ_LIMIT = 2000
 LINE_WIDTH = 2000
 READ_MAX_CHARS = 90_000  # under the executor's MAX_RESULT_CHARS, so Read's own note says where to go on
+Reader = Callable[..., tuple[str, bool]]  # (path, limit, errors="replace") → (text, whether cut)
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of `text`, split at newlines only, so a carriage return inside a line is shown.
+
+    str.splitlines would split at it and hide it.
+    """
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    """A unified diff of two texts, with three lines of context."""
+    lines = difflib.unified_diff(lines_of(before), lines_of(after), f"a/{name}", f"b/{name}", n=3)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def diff_preview(before: str, after: str, name: str) -> Preview:
+    """The diff between two versions of a file, with its line counts."""
+    diff = unified_diff(before, after, name)
+    body = [line for line in diff.split("\n") if not line.startswith(("+++", "---"))]
+    return Preview("diff", diff, name, sum(line.startswith("+") for line in body),
+                   sum(line.startswith("-") for line in body))
+
+
+def current_text(path: Path, read_capped: Reader) -> str | None:
+    """The file's text, read with `read_capped`; None when it cannot be read whole."""
+    try:
+        text, cut = read_capped(path)
+    except OSError:
+        return None
+    return None if cut else text
 
 
 def _numbered(lines: list[str], start: int) -> list[str]:
@@ -140,12 +175,10 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[T
                             "limit": {"type": "integer", "minimum": 1}}),
              read, read_only=True),
         Tool("Write", "Create or overwrite a file inside the workspace with the given content.",
-             object_schema({"file_path": path_arg, "content": {"type": "string"}}), write,
-             preview=lambda args: write_preview(workspace, args, read_capped)),
+             object_schema({"file_path": path_arg, "content": {"type": "string"}}), write),
         Tool("Edit", "Replace old_string with new_string in a file inside the workspace. "
              "old_string must match exactly and be unique unless replace_all is true.",
              object_schema({"file_path": path_arg, "old_string": {"type": "string"},
                             "new_string": {"type": "string"}},
-                           {"replace_all": {"type": "boolean"}}), edit,
-             preview=lambda args: edit_preview(workspace, args, read_capped)),
+                           {"replace_all": {"type": "boolean"}}), edit),
     ]

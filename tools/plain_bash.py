@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolResult, object_schema
-from tools.preview import command_preview
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -60,7 +59,7 @@ def make_plain_bash(workspace: Path) -> Tool:
                           is_error=process.returncode != 0, summary=summary)
 
     return Tool("Bash", "Run a bash command in the workspace and return its output and exit code.",
-                PARAMETERS, run, preview=command_preview, plan_mode_hint=PLAN_MODE_HINT)
+                PARAMETERS, run, plan_mode_hint=PLAN_MODE_HINT)
 
 
 def _stop_group(group: int) -> None:

@@ -1,67 +1,33 @@
 """What a call will do, shown to the user before they are asked (failure mode 12: blind approval).
 
-UI-free data: the command a Bash call will run, the unified diff an Edit will
-make, the content (or the diff against the existing file) a Write will leave.
-The console draws it (ui/preview.py); the core only computes it. A preview
-never changes anything: it reads the file the call names with the file tools'
-reader (`read_capped`, the safe one once tools/safe_read.py's layer is on), and
-only inside the workspace, where the call can act.
+A layer (`preview_layer`): Write and Edit get a `preview` (tools/base.py: Tool.preview), the
+hardened Bash has its own (`command_preview`). UI-free data: the unified diff an Edit will
+make, the content (or the diff against the existing file) a Write will leave, the command a
+Bash call will run. The console draws it (ui/preview.py). A preview never changes anything:
+it reads the file the call names with the file tools' reader (the safe one, tools/safe_read.py,
+in the product), and only inside the workspace, where the call can act. Without the layer the
+user is asked with the call's arguments, which hold the whole content or edit.
 """
 
 from __future__ import annotations
 
-import difflib
-import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any
 
+from tools.base import Preview
+from tools.files import Reader, current_text, diff_preview
 from tools.paths import outside_workspace, resolve, shown
 
-Reader = Callable[..., tuple[str, bool]]  # (path, limit, errors="replace") → (text, whether cut)
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 
-@dataclass(frozen=True)
-class Preview:
-    """What will run or change: a command, a unified diff, or a new file's content."""
-
-    kind: Literal["command", "diff", "content"]
-    text: str
-    path: str = ""
-    added: int = 0
-    removed: int = 0
-    note: str = ""
-
-
-def lines_of(text: str) -> list[str]:
-    """The lines of `text`, split at newlines only, so a carriage return inside a line is shown.
-
-    str.splitlines would split at it and hide it.
-    """
-    return [line for line in re.split(r"(?<=\n)", text) if line]
-
-
-def unified_diff(before: str, after: str, name: str) -> str:
-    """A unified diff of two texts, with three lines of context."""
-    lines = difflib.unified_diff(lines_of(before), lines_of(after), f"a/{name}", f"b/{name}", n=3)
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def diff_preview(before: str, after: str, name: str) -> Preview:
-    """The diff between two versions of a file, with its line counts."""
-    diff = unified_diff(before, after, name)
-    body = [line for line in diff.split("\n") if not line.startswith(("+++", "---"))]
-    return Preview("diff", diff, name, sum(line.startswith("+") for line in body),
-                   sum(line.startswith("-") for line in body))
-
-
-def current_text(path: Path, read_capped: Reader) -> str | None:
-    """The file's text, read with `read_capped`; None when it cannot be read whole."""
-    try:
-        text, cut = read_capped(path)
-    except OSError:
-        return None
-    return None if cut else text
+def preview_layer(agent: "Agent", read_capped: Reader) -> None:
+    """The layer: Write and Edit show what they will change, read with `read_capped`."""
+    tools, workspace = agent.executor.tools, agent.workspace
+    tools["Write"] = replace(tools["Write"], preview=lambda args: write_preview(workspace, args, read_capped))
+    tools["Edit"] = replace(tools["Edit"], preview=lambda args: edit_preview(workspace, args, read_capped))
 
 
 def edit_preview(workspace: Path, args: dict[str, Any], read_capped: Reader) -> Preview:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tools.base import counted
-from tools.preview import Preview
+from tools.base import Preview, counted
 from ui.safe_text import invisible_warning, reveal, safe
 
 MAX_LINES = 40

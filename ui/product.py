@@ -45,7 +45,8 @@ from tools.bash.stop_left_running import stop_left_running_layer
 from tools.list_models import list_models_layer
 from tools.memory import memory_layer
 from tools.plan_mode import PlanReview
-from tools.safe_read import hardened_reads_layer
+from tools.preview import preview_layer
+from tools.safe_read import hardened_reads_layer, read_capped
 from tools.search import search_layer
 from tools.todos import todo_layer
 from ui import startup
@@ -74,6 +75,7 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
         search_layer,  # Glob and Grep: ripgrep, in a read-only view
         todo_layer,  # TodoWrite and TodoRead
         list_models_layer,  # ListModels: the endpoint's catalog
+        partial(preview_layer, read_capped=read_capped),  # Write and Edit show their diff first
     ]
     if home is not None:
         tool_layers.append(partial(memory_layer, home=home))  # Remember, Forget, the memory section
