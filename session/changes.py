@@ -17,8 +17,8 @@ from pathlib import Path
 
 from agent.events import Event, ToolStarted
 from tools.files import unified_diff
-from tools.paths import outside_workspace, resolve, shown
 from tools.safe_read import MAX_READ_BYTES, read_capped
+from tools.workspace import outside_workspace, resolve, shown
 
 FILE_TOOLS = {"Write", "Edit"}
 

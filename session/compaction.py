@@ -28,9 +28,9 @@ from agent.history import wrap
 from models.base import ContextOverflow
 from session.token_estimate import TokenEstimate
 from state import AppState
-from tools.own_files import saved_plan
 from tools.safe_read import read_capped
 from tools.todos import todo_lines
+from tools.workspace import saved_plan
 
 if TYPE_CHECKING:
     from agent.loop import Agent

@@ -28,8 +28,8 @@ from typing import Any, Callable
 from agent.events import Event, MessageAdded, ToolDecision
 from agent.history import reminder_kind
 from state import AppState, PermissionMode
-from tools.own_files import write_atomically
 from tools.plan_mode import APPROVED, EXIT_PLAN_MODE, NOT_APPROVED, PENDING, REJECTED, PlanReview
+from tools.workspace import write_atomically
 
 APPROVED_MODE = re.compile(r"You are in (\w+) mode")
 

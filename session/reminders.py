@@ -25,9 +25,9 @@ from agent.events import Event, ModeChanged
 from agent.history import reminder_kind, wrap
 from session.compaction import Compacted
 from state import AppState
-from tools.own_files import saved_plan
 from tools.plan_mode import ENDED, STILL_ACTIVE
 from tools.todos import todo_lines
+from tools.workspace import saved_plan
 
 if TYPE_CHECKING:
     from agent.loop import Agent

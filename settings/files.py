@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
 from settings.paths import SETTINGS, user_settings_path
-from tools.own_files import write_atomically
 from tools.safe_read import read_bytes_capped
+from tools.workspace import write_atomically
 
 MAX_SETTINGS_BYTES = 1024 * 1024
 Scope = Literal["user", "project"]

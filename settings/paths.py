@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.own_files import OWN_FOLDER
+from tools.workspace import OWN_FOLDER
 
 SETTINGS = "settings.json"
 

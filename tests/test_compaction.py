@@ -15,7 +15,7 @@ from agent.history import reminder_kind
 from session.compaction import MAX_PLAN_BYTES, AutoCompact
 from session.token_estimate import TokenEstimate
 from tests.harness import Session, call, turn
-from tools.own_files import save_plan
+from tools.workspace import save_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -37,8 +37,8 @@ CORE = [  # the lesson's core, lowest first, by exact module name: it imports no
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
     "models", "models.base",  # what the loop needs from a model
     "state",
-    "tools", "tools.paths", "tools.base",  # the Tool record, its Judgement and Preview
-    "tools.validate", "tools.own_files",  # stepagent's own files: the saved plan
+    "tools", "tools.workspace",  # paths in the workspace, and stepagent's own files there (plans)
+    "tools.base", "tools.validate",  # the Tool record, its Judgement and Preview; arguments checked
     "tools.plan_mode",  # the plan-mode tools and their words
     "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge
     "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask",

@@ -18,8 +18,8 @@ from session.story import read_story
 from tests import harness
 from tests.harness import call, journaled, turn
 from tests.page_kit import attacks, hostile_session, lesson_session, page_of, read_page, tags_of
-from tools.own_files import plan_digest
 from tools.plan_mode import PlanReview
+from tools.workspace import plan_digest
 from ui.page import content_policy, page_html, source_hash
 from ui.slash import run_slash_command
 

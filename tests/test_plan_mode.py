@@ -13,9 +13,8 @@ from agent.events import ModeChanged, ToolFinished
 from agent.prompt import PromptContext, plan_mode_section
 from state import AppState, PermissionMode
 from tests.harness import Session, assert_valid_history, call, turn
-from tools.own_files import PLANS_FOLDER, save_plan, saved_plan, write_inside
-from tools.paths import OutsideWorkspace
 from tools.plan_mode import REJECTED, RULES, WORKFLOW, PlanReview
+from tools.workspace import PLANS_FOLDER, OutsideWorkspace, save_plan, saved_plan, write_inside
 from ui.plan_review import plan_review
 
 PLAN = "1. Create hello.txt\n2. Check it"

@@ -16,10 +16,10 @@ import pytest
 
 from session.journal import RESULT_LOST
 from session.store import SessionStore
-from tools.own_files import plan_digest, plan_text
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
+from tools.workspace import plan_digest, plan_text
 
 ROOT = Path(__file__).resolve().parent.parent
 TODOS = [{"content": "Plan the change", "status": "in_progress", "activeForm": "Planning the change"},

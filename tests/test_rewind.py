@@ -15,7 +15,7 @@ from session.rewind.layer import rewind_of
 from session.store import SessionStore
 from tests.harness import call, journaled, turn
 from tests.test_rewind_snapshots import fingerprint
-from tools.own_files import saved_plan
+from tools.workspace import saved_plan
 from ui.export import export_markdown, export_page
 from ui.rewind_command import run_rewind
 

@@ -106,7 +106,7 @@ def test_writers_at_once_lose_no_rule(tmp_path):
 def test_the_projects_settings_file_is_committable_and_plans_are_not(tmp_path):
     import subprocess
 
-    from tools.own_files import make_own_folder, write_inside
+    from tools.workspace import make_own_folder, write_inside
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     make_own_folder(tmp_path)

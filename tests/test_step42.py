@@ -13,8 +13,8 @@ from hooks.registry import HookRegistry, ToolCallEvent
 from state import AppState, PermissionMode, StateView
 from tools.base import Judgement, Tool, ToolResult, object_schema
 from tools.bash.classifier.sed import judge_sed
-from tools.own_files import saved_plan
 from tools.plan_mode import make_plan_mode_tools
+from tools.workspace import saved_plan
 from ui.plan_review import plan_review
 
 

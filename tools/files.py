@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tools.base import Preview, Tool, ToolResult, counted, error, object_schema
-from tools.own_files import write_atomically
-from tools.paths import in_kernel_folder, outside_workspace, resolve, shown
+from tools.workspace import in_kernel_folder, outside_workspace, resolve, shown, write_atomically
 
 MAX_READ_BYTES = 10_000_000
 READ_LIMIT = 2000

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 from tools.leases import lease_on, leases
-from tools.paths import in_kernel_folder
 from tools.safe_read import pseudo_filesystem, read_bytes_capped
+from tools.workspace import in_kernel_folder
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 GITDIR = b"gitdir: "

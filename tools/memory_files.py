@@ -24,9 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.own_files import write_inside
-from tools.paths import inside
 from tools.safe_read import read_capped
+from tools.workspace import inside, write_inside
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"

@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal
 from agent.events import PlanReviewed
 from state import AppState, PermissionMode
 from tools.base import Tool, ToolResult, error, object_schema
-from tools.own_files import plan_digest, plan_text, save_plan
+from tools.workspace import plan_digest, plan_text, save_plan
 
 ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"

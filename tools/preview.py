@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tools.base import Preview
 from tools.files import Reader, current_text, diff_preview
-from tools.paths import outside_workspace, resolve, shown
+from tools.workspace import outside_workspace, resolve, shown
 
 if TYPE_CHECKING:
     from agent.loop import Agent

@@ -34,8 +34,8 @@ from tools.bash.sandbox.bwrap import search_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.ignore_files import ignore_tree, read_as_ignore_file, stray_ignore_file
 from tools.leases import lease_on, leased_in
-from tools.paths import in_kernel_folder, resolve, shown
 from tools.ripgrep import TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
+from tools.workspace import in_kernel_folder, resolve, shown
 
 if TYPE_CHECKING:
     from agent.loop import Agent

@@ -25,7 +25,7 @@ from session.live import NoSuchSession, Session, find_session
 from session.plan_revisions import Revision
 from session.store import Entry, SessionStore, StoreUnavailable
 from session.story import read_story
-from tools.own_files import OWN_FOLDER, write_atomically, write_inside
+from tools.workspace import OWN_FOLDER, write_atomically, write_inside
 from ui.console import ConsoleView
 from ui.page import PAGE_MARK, page_html
 

@@ -32,8 +32,8 @@ from typing import Callable
 
 from session.plan_revisions import Revision, plan_diff, reviewed_again
 from state import AppState, PermissionMode
-from tools.own_files import plan_text
 from tools.plan_mode import PlanReview
+from tools.workspace import plan_text
 from ui.console import ConsoleView
 from ui.editor import editor_command, run_editor
 from ui.preview import diff_text

@@ -24,8 +24,8 @@ from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
 from session.plan_revisions import pending_plan
 from step42_plan_mode.lesson_model import LessonModel
-from tools.own_files import saved_plan
 from tools.plan_mode import EXIT_PLAN_MODE
+from tools.workspace import saved_plan
 from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
 from ui.model_choice import REAL_MODEL, model_named

@@ -38,9 +38,8 @@ from session.rewind.restore import Restoration, restore
 from session.rewind.shadow_repo import Change, ShadowRepo
 from session.store import SessionStore, StoreUnavailable
 from tools.base import ToolResult
-from tools.own_files import save_plan, saved_plan
-from tools.paths import outside_workspace, resolve
 from tools.safe_read import read_capped
+from tools.workspace import outside_workspace, resolve, save_plan, saved_plan
 
 PARTS = ("code", "conversation")
 REF_PREFIX = "refs/stepagent/"

@@ -1,10 +1,14 @@
-"""stepagent's own files in a workspace (plans, exports): written atomically, never outside it.
+"""The workspace on disk: where a tool's path points, and stepagent's own files there.
 
-A temporary file beside the target is renamed over it, so an interrupted write
-leaves the old file whole; folders are made as needed. `write_inside` follows
-links and refuses a path that leaves its root (a `.stepagent` link planted in a
-repository makes the write fail instead of sending the file elsewhere). The
-`.stepagent` folder, when this makes it, ignores itself in git.
+Paths are resolved against the workspace (the current directory) with links
+followed, so `../x` and a link that points outside are both caught.
+
+stepagent's own files (plans, exports) are written atomically and never outside
+their root: a temporary file beside the target is renamed over it, so an
+interrupted write leaves the old file whole; folders are made as needed.
+`write_inside` follows links and refuses a path that leaves its root (a
+`.stepagent` link planted in a repository makes the write fail instead of sending
+the file elsewhere). The `.stepagent` folder, when this makes it, ignores itself in git.
 
 An approved plan is kept at <workspace>/.stepagent/plans/plan-<session id>.md, so
 ExitPlanMode never fails for a missing folder (failure mode 4). Characters of the id
@@ -15,18 +19,61 @@ the SHA-256 of those bytes (`plan_digest`).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import tempfile
 from pathlib import Path
 
-from tools.paths import OutsideWorkspace, inside
-
+KERNEL_FOLDERS = ("/proc", "/sys", "/dev")
 OWN_FOLDER = ".stepagent"
 IGNORE_EVERYTHING = ("# stepagent's own files (plans, exports) stay out of commits; the project's\n"
                      "# settings.json (hooks and rules to share) may be committed\n*\n!settings.json\n")
 PLANS_FOLDER = Path(OWN_FOLDER) / "plans"
+
+
+def resolve(workspace: Path, file_path: str) -> Path:
+    """The absolute path a tool argument names, relative to the workspace."""
+    path = Path(file_path).expanduser()
+    return (path if path.is_absolute() else workspace / path).resolve()
+
+
+def outside_workspace(workspace: Path, path: Path) -> str:
+    """An error message when `path` is outside the workspace, else ''."""
+    if path == workspace.resolve() or workspace.resolve() in path.parents:
+        return ""
+    return f"{path} is outside the workspace {workspace}; only files inside it can be changed."
+
+
+def in_kernel_folder(path: Path) -> bool:
+    """Whether `path` is one of the kernel's own file systems, whose files act when read."""
+    return any(path == Path(top) or Path(top) in path.parents for top in KERNEL_FOLDERS)
+
+
+class OutsideWorkspace(PermissionError):
+    """A path stepagent meant to keep inside a folder leads out of it through a link."""
+
+
+def inside(root: Path, relative: str | Path) -> Path:
+    """The real path of `relative` under `root`, links followed; OutsideWorkspace if it leaves root.
+
+    For the files stepagent writes itself (plans, memory, .gitignore): a
+    `.stepagent` link planted in a repository must not carry them elsewhere.
+    """
+    path = resolve(root, str(relative))
+    refusal = outside_workspace(root, path)
+    if refusal:
+        raise OutsideWorkspace(errno.EACCES, refusal)
+    return path
+
+
+def shown(workspace: Path, path: Path) -> str:
+    """The path as the model should see it: relative inside the workspace."""
+    try:
+        return str(path.relative_to(workspace.resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _umask() -> int:
