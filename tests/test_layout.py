@@ -35,13 +35,13 @@ print(" ".join(sys.modules))
 CORE = [  # the lesson's core, lowest first, by exact module name: it imports no layer
     "agent",  # the package: its docstring and the modes' names, a leaf the command line reads
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
-    "models", "models.base",  # what the loop needs from a model
+    "models.base",  # what the loop needs from a model
     "state",
-    "tools", "tools.workspace",  # paths in the workspace, and stepagent's own files there (plans)
+    "tools.workspace",  # paths in the workspace, and stepagent's own files there (plans)
     "tools.base", "tools.validate",  # the Tool record, its Judgement and Preview; arguments checked
     "tools.plan_mode",  # the plan-mode tools and their words
     "tools.files", "tools.plain_bash",  # plain Read/Write/Edit and a Bash with no judge
-    "hooks", "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask",
+    "hooks.registry", "hooks.plan_mode_guard", "hooks.permission_ask",
     "agent.approval", "agent.history", "agent.prompt", "agent.executor", "agent.loop",
     "agent.assemble",  # the core composition: the core's parts, then the layers it is given
 ]
@@ -152,6 +152,25 @@ def test_the_core_loads_only_the_core_and_the_standard_library():
     assert project == set(CORE)
     assert not [name for name, where in loaded.items() if where == "site"]
     assert not {name.split(".")[0] for name in loaded} & NO_LAYER_IN_THE_CORE
+
+
+FOLDERS_FOUND = """
+import importlib.util, json, sys
+print(json.dumps({name: list(importlib.util.find_spec(name).submodule_search_locations or [])
+                  for name in sys.argv[1:]}))
+"""
+
+
+def test_each_folder_is_found_in_this_repository_only(tmp_path):
+    # The folders are namespace packages: a regular package of the same name anywhere on the
+    # path (an installed `tools`, say) would win over them, so none may be there. Run as the
+    # README runs the minimal driver: from another folder, the project on PYTHONPATH.
+    folders = sorted(PACKAGES | {"step42_plan_mode"})
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ran = subprocess.run([sys.executable, "-c", FOLDERS_FOUND, *folders], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == {name: [str(ROOT / name)] for name in folders}
 
 
 def test_only_the_ui_and_index_import_the_ui():

@@ -1,1 +1,0 @@
-"""Model clients: the real Chat Completions client and the scripted (offline) one."""

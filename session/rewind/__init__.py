@@ -1,1 +1,0 @@
-"""Rewind: checkpoints of the workspace and the session before each prompt, and the way back."""

@@ -1,1 +1,0 @@
-"""The fourth line of defence: an OS sandbox under the Bash classifier."""
