@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Callable, Protocol
 
 
 @dataclass(frozen=True)
@@ -68,14 +68,6 @@ class Reply:
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in self.tool_calls]
         return message
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the client did on its own that the user should see in one dim line."""
-
-    kind: Literal["retry", "adapted"]
-    text: str
 
 
 class ModelError(Exception):

@@ -30,9 +30,9 @@ import threading
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
-from models.base import ContextOverflow, ModelError, Notice, Reply
+from models.base import ContextOverflow, ModelError, Reply
 from models.bounds import CONNECT_SECONDS, DeadlinePassed, RequestBounds, StreamStalled
 from models.catalog import ModelInfo, fetch_catalog
 from models.endpoint import detect_family
@@ -44,6 +44,14 @@ from models.wire import WireEncoder
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = (408, 409, 429)
 MAX_RETRY_AFTER = 60.0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the client did on its own that the user should see in one dim line."""
+
+    kind: Literal["retry", "adapted"]
+    text: str
 
 
 class _Transient(Exception):

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from models.base import ContextOverflow, ModelError, Notice, Usage
+from models.base import ContextOverflow, ModelError, Usage
 from models.endpoint import LLAMA_CPP, OLLAMA, VLLM, detect_family, is_local
-from models.openai_chat import OpenAIChatModel
+from models.openai_chat import Notice, OpenAIChatModel
 from models.quirks import Adaptations
 from tests.fake_families import FAMILIES
 

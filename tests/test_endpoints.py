@@ -18,8 +18,7 @@ import pytest
 
 import index
 from agent.assemble import assemble
-from models.base import Notice
-from models.openai_chat import OpenAIChatModel
+from models.openai_chat import Notice, OpenAIChatModel
 from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES

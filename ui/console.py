@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 from rich.padding import Padding
@@ -30,7 +30,6 @@ from agent.events import (Event, ModeChanged, Todo, TodosChanged, ToolDecision, 
 from agent.plan_model import PlanModelChosen
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
-from models.base import Notice
 from session.rewind.events import CheckpointTaken
 from tools.base import counted
 from tools.bash.left_running import LeftProcess, describe
@@ -41,6 +40,9 @@ from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
 from ui.safe_text import reveal, safe, safe_line, verbatim_markdown
 from ui.ticker import Ticker
+
+if TYPE_CHECKING:
+    from models.openai_chat import Notice  # the client is loaded with the first request
 
 ARGUMENT_WIDTH = 60
 REASONING_PREVIEW = 100
