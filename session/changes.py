@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.events import Event, ToolStarted
-from tools.files import unified_diff
+from tools.preview import unified_diff
 from tools.safe_read import MAX_READ_BYTES, read_capped
 from tools.workspace import outside_workspace, resolve, shown
 

@@ -10,8 +10,7 @@ from rich.console import Console
 
 from agent.approval import PermissionRequest
 from agent.events import ToolDecision, ToolFinished, ToolRequested
-from tools.files import diff_preview
-from tools.preview import command_preview
+from tools.preview import command_preview, diff_preview
 from state import AppState
 from ui.callbacks import interactive_approve
 from ui.plan_review import PlanReviewScreen

@@ -5,21 +5,19 @@ Write and Edit refuse paths outside the workspace and write atomically (a
 temporary file renamed over the target), so an interrupted write leaves the old
 file whole. How a file the model named is read is a seam, `read_capped`: the
 core's `read_plain`, or the hardening layer's (tools/safe_read.py:
-`hardened_reads_layer`), which never blocks and acts on no file it reads. Write
-and Edit tell the screen what they changed as a unified diff (`ToolResult.change`);
-what they will change, before the user is asked, is the preview layer's (tools/preview.py).
+`hardened_reads_layer`), which never blocks and acts on no file it reads. What
+Write and Edit will change, shown before the user is asked, and the diff they made
+(`ToolResult.change`), shown after, are the preview layer's (tools/preview.py).
 """
 
 from __future__ import annotations
 
-import difflib
 import errno
 import os
-import re
 from pathlib import Path
 from typing import Any, Callable
 
-from tools.base import Preview, Tool, ToolResult, counted, error, object_schema
+from tools.base import Tool, ToolResult, counted, error, object_schema
 from tools.workspace import in_kernel_folder, outside_workspace, resolve, shown, write_atomically
 
 MAX_READ_BYTES = 10_000_000
@@ -27,37 +25,6 @@ READ_LIMIT = 2000
 LINE_WIDTH = 2000
 READ_MAX_CHARS = 90_000  # under the executor's MAX_RESULT_CHARS, so Read's own note says where to go on
 Reader = Callable[..., tuple[str, bool]]  # (path, limit, errors="replace") → (text, whether cut)
-
-
-def lines_of(text: str) -> list[str]:
-    """The lines of `text`, split at newlines only, so a carriage return inside a line is shown.
-
-    str.splitlines would split at it and hide it.
-    """
-    return [line for line in re.split(r"(?<=\n)", text) if line]
-
-
-def unified_diff(before: str, after: str, name: str) -> str:
-    """A unified diff of two texts, with three lines of context."""
-    lines = difflib.unified_diff(lines_of(before), lines_of(after), f"a/{name}", f"b/{name}", n=3)
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def diff_preview(before: str, after: str, name: str) -> Preview:
-    """The diff between two versions of a file, with its line counts."""
-    diff = unified_diff(before, after, name)
-    body = [line for line in diff.split("\n") if not line.startswith(("+++", "---"))]
-    return Preview("diff", diff, name, sum(line.startswith("+") for line in body),
-                   sum(line.startswith("-") for line in body))
-
-
-def current_text(path: Path, read_capped: Reader) -> str | None:
-    """The file's text, read with `read_capped`; None when it cannot be read whole."""
-    try:
-        text, cut = read_capped(path)
-    except OSError:
-        return None
-    return None if cut else text
 
 
 def _numbered(lines: list[str], start: int) -> list[str]:
@@ -124,17 +91,14 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[T
         if refusal:
             return error(refusal)
         existed = path.exists()
-        before = current_text(path, read_capped) if existed else ""
         try:
             write_atomically(path, args["content"])
         except OSError as exc:
             return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
         verb = "Overwrote" if existed else "Created"
-        change = "" if before is None else unified_diff(before, args["content"], shown(workspace, path))
         return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).",
                           summary=f"{verb} {shown(workspace, path)}: "
-                                  f"{counted(len(args['content'].splitlines()), 'line')}",
-                          change=change)
+                                  f"{counted(len(args['content'].splitlines()), 'line')}")
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
@@ -157,13 +121,9 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[T
         if count > 1 and not args.get("replace_all"):
             return error(f"old_string occurs {count} times; add context to make it unique, "
                          "or set replace_all.")
-        after = text.replace(old, new)
-        write_atomically(path, after)
-        change = diff_preview(text, after, shown(workspace, path))
+        write_atomically(path, text.replace(old, new))
         return ToolResult(f"Edited {shown(workspace, path)}: {count if args.get('replace_all') else 1} "
-                          "replacement(s).",
-                          summary=f"Edited {change.path}: +{change.added} −{change.removed}",
-                          change=change.text)
+                          "replacement(s).", summary=f"Edited {shown(workspace, path)}")
 
     path_arg = {"type": "string", "description": "Path, absolute or relative to the workspace."}
     return [

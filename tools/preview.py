@@ -1,9 +1,12 @@
-"""What a call will do, shown to the user before they are asked (failure mode 12: blind approval).
+"""What a call will do, shown before the user is asked (failure mode 12: blind approval), and
+what a Write or Edit did, shown after.
 
 A layer (`preview_layer`): Write and Edit get a `preview` (tools/base.py: Tool.preview), the
 hardened Bash has its own (`command_preview`). UI-free data: the unified diff an Edit will
 make, the content (or the diff against the existing file) a Write will leave, the command a
-Bash call will run. The console draws it (ui/preview.py). A preview never changes anything:
+Bash call will run. The console draws it (ui/preview.py). After the call, the diff it made
+joins its result (`ToolResult.change`, for the screen; the model is not sent it), and an
+Edit's one line counts the lines it added and removed. A preview never changes anything:
 it reads the file the call names with the file tools' reader (the safe one, tools/safe_read.py,
 in the product), and only inside the workspace, where the call can act. Without the layer the
 user is asked with the call's arguments, which hold the whole content or edit.
@@ -11,12 +14,15 @@ user is asked with the call's arguments, which hold the whole content or edit.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from tools.base import Preview
-from tools.files import Reader, current_text, diff_preview
+from tools.base import Preview, ToolResult
+from tools.files import Reader
 from tools.workspace import outside_workspace, resolve, shown
 
 if TYPE_CHECKING:
@@ -24,10 +30,68 @@ if TYPE_CHECKING:
 
 
 def preview_layer(agent: "Agent", read_capped: Reader) -> None:
-    """The layer: Write and Edit show what they will change, read with `read_capped`."""
+    """The layer: Write and Edit show what they will change, then the diff they made."""
     tools, workspace = agent.executor.tools, agent.workspace
-    tools["Write"] = replace(tools["Write"], preview=lambda args: write_preview(workspace, args, read_capped))
-    tools["Edit"] = replace(tools["Edit"], preview=lambda args: edit_preview(workspace, args, read_capped))
+    write, edit = tools["Write"], tools["Edit"]
+    tools["Write"] = replace(write, preview=lambda args: write_preview(workspace, args, read_capped),
+                             handler=partial(with_change, write.handler, written, workspace, read_capped))
+    tools["Edit"] = replace(edit, preview=lambda args: edit_preview(workspace, args, read_capped),
+                            handler=partial(with_change, edit.handler, edited, workspace, read_capped))
+
+
+def with_change(handler: Callable[[dict[str, Any]], ToolResult],
+                show: Callable[[str, dict[str, Any], ToolResult, str], ToolResult],
+                workspace: Path, read_capped: Reader, args: dict[str, Any]) -> ToolResult:
+    """The handler's result, with what the call changed shown by `show` when it succeeded."""
+    path = resolve(workspace, args["file_path"])
+    inside = not outside_workspace(workspace, path)
+    before = current_text(path, read_capped) if inside and path.exists() else ""
+    result = handler(args)
+    if result.is_error or before is None:
+        return result
+    return show(before, args, result, shown(workspace, path))
+
+
+def written(before: str, args: dict[str, Any], result: ToolResult, name: str) -> ToolResult:
+    """A Write's result with the diff it made."""
+    return replace(result, change=unified_diff(before, args["content"], name))
+
+
+def edited(before: str, args: dict[str, Any], result: ToolResult, name: str) -> ToolResult:
+    """An Edit's result with the diff it made, and its line counts in its one line."""
+    change = diff_preview(before, before.replace(args["old_string"], args["new_string"]), name)
+    return replace(result, change=change.text, summary=f"Edited {name}: +{change.added} −{change.removed}")
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of `text`, split at newlines only, so a carriage return inside a line is shown.
+
+    str.splitlines would split at it and hide it.
+    """
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    """A unified diff of two texts, with three lines of context."""
+    lines = difflib.unified_diff(lines_of(before), lines_of(after), f"a/{name}", f"b/{name}", n=3)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def diff_preview(before: str, after: str, name: str) -> Preview:
+    """The diff between two versions of a file, with its line counts."""
+    diff = unified_diff(before, after, name)
+    body = [line for line in diff.split("\n") if not line.startswith(("+++", "---"))]
+    return Preview("diff", diff, name, sum(line.startswith("+") for line in body),
+                   sum(line.startswith("-") for line in body))
+
+
+def current_text(path: Path, read_capped: Reader) -> str | None:
+    """The file's text, read with `read_capped`; None when it cannot be read whole."""
+    try:
+        text, cut = read_capped(path)
+    except OSError:
+        return None
+    return None if cut else text
 
 
 def edit_preview(workspace: Path, args: dict[str, Any], read_capped: Reader) -> Preview:

@@ -25,7 +25,7 @@ from typing import Iterator
 
 from session.story_records import Call, Decision, Revision, Story, Turn
 from tools.base import counted
-from tools.files import unified_diff
+from tools.preview import unified_diff
 from ui.page_call import verdict, verdict_class
 from ui.page_conversation import conversation_section
 from ui.page_text import diff_block, preformatted, text

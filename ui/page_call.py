@@ -15,7 +15,7 @@ from typing import Any
 
 from session.journal import subject_of
 from session.story_records import Call, Decision
-from tools.files import unified_diff
+from tools.preview import unified_diff
 from ui.page_text import diff_block, preformatted, text
 
 FILE_TOOLS = {"Write", "Edit"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from tools.files import lines_of
+from tools.preview import lines_of
 from ui.safe_text import safe
 
 
