@@ -15,7 +15,6 @@ import secrets
 from dataclasses import dataclass, field
 from enum import Enum
 
-from agent import MODE_CYCLE
 from agent.events import EventBus, ModeChanged, Todo, TodosChanged, mode_label
 
 
@@ -104,11 +103,6 @@ class AppState:
             return
         if mode is not self.permission_mode:
             self.set_permission_mode(mode, cause)
-
-    def cycle(self, cause: str) -> None:
-        """Shift+Tab: plan → build → edit → yolo → plan."""
-        following = MODE_CYCLE[(MODE_CYCLE.index(self.mode_label) + 1) % len(MODE_CYCLE)]
-        self.select(following, cause)
 
     def replace_todos(self, todos: tuple[Todo, ...]) -> tuple[Todo, ...]:
         """Replace the whole list; returns the old one."""

@@ -1,7 +1,7 @@
 """How much a reader must read: the core beside the product, by project files and lines.
 
   import closure   the project files importing the core (agent/assemble.py), the minimal
-                   driver's run, and the product (index.py) load
+                   driver's run, and the product (ui/product.py, which index.py runs) load
   lesson path      the project files whose code runs during one plan-mode lesson turn
                    (enter, research, a write denied, the plan approved, the file written),
                    through the core alone and through the product's layers
@@ -45,7 +45,7 @@ from state import AppState, PermissionMode
 from step42_plan_mode.lesson_model import load_lesson
 from tools.plan_mode import PlanReview
 root = sys.argv[1]
-layers = __import__("index").product_layers() if sys.argv[2] == "product" else ()
+layers = __import__("ui.product").product.product_layers() if sys.argv[2] == "product" else ()
 state = AppState(permission_mode=PermissionMode.EDIT)
 agent = assemble(Path.cwd(), state, load_lesson(repl=False), lambda plan: PlanReview("approve"),
                  lambda request: True, layers)
@@ -74,7 +74,7 @@ def measure(script: str, what: str) -> tuple[int, int]:
 
 def main() -> int:
     targets = Targets()
-    core, minimal, product = (measure(CLOSURE, what) for what in ("agent.assemble", "minimal", "index"))
+    core, minimal, product = (measure(CLOSURE, what) for what in ("agent.assemble", "minimal", "ui.product"))
     print(f"import closure: core {core[0]} files, {core[1]:,} lines; minimal driver {minimal[0]} "
           f"files, {minimal[1]:,} lines; product {product[0]} files, {product[1]:,} lines")
     print(f"  minimal driver: {minimal[0]} files "

@@ -20,7 +20,7 @@ from tests.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command line reads: its parser, the slash commands' help, the modes, the model's defaults.
-COMMAND_LINE = {"ui", "ui.command_line", "ui.slash_help", "agent", "models", "models.defaults"}
+COMMAND_LINE = {"ui", "ui.command_line", "ui.modes", "ui.slash_help", "models", "models.defaults"}
 PROJECT_PACKAGES = {"agent", "hooks", "models", "session", "settings", "tools", "ui", "state",
                     "step42_plan_mode", "index"}
 HEAVY = {"rich", "prompt_toolkit", "openai", "httpx", "sqlite3", "dataclasses", "typing", "pathlib",
@@ -75,7 +75,7 @@ def test_help_wraps_where_argparse_would(monkeypatch, columns):
 
 
 def test_help_shows_what_the_agent_defines(tmp_path):
-    from agent import MODE_CYCLE
+    from ui.modes import MODE_CYCLE
     from models.defaults import DEFAULT_MODEL
     from ui.slash_help import command_names
 

@@ -33,7 +33,6 @@ for thread in threading.enumerate():
 print(" ".join(sys.modules))
 """
 CORE = [  # the lesson's core, lowest first, by exact module name: it imports no layer
-    "agent",  # the package: its docstring and the modes' names, a leaf the command line reads
     "agent.events",  # the event records and their bus: a leaf, so state and tools can emit events
     "models.base",  # what the loop needs from a model
     "state",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.harness import Session, call, turn
+from ui.modes import cycle
 
 WRITE = call("Write", file_path="a.txt", content="a")
 UNSAFE_BASH = call("Bash", command="touch b.txt")
@@ -47,6 +48,6 @@ def test_shift_tab_cycles_plan_build_edit_yolo(workspace):
     session = Session(workspace, [])
     seen = []
     for _ in range(5):
-        session.state.cycle("Shift+Tab")
+        cycle(session.state, "Shift+Tab")
         seen.append(session.state.mode_label)
     assert seen == ["edit", "yolo", "plan", "build", "edit"]

@@ -7,6 +7,7 @@ import re
 
 from agent.events import ModeChanged, Todo, TodosChanged
 from state import AppState, PermissionMode, StateView, new_session_id
+from ui.modes import cycle
 
 
 def watched(state: AppState) -> list[ModeChanged]:
@@ -54,7 +55,7 @@ def test_shift_tab_out_of_plan_goes_straight_to_build_never_through_the_mode_bef
     changes = watched(state)
     labels = []
     state.events.subscribe(lambda event: labels.append(state.mode_label))
-    state.cycle("Shift+Tab")
+    cycle(state, "Shift+Tab")
     assert changes == [ModeChanged(False, "build", "Shift+Tab")]
     assert labels == ["build"], "no listener ever saw yolo on the way out of plan mode"
 
@@ -65,7 +66,7 @@ def test_shift_tab_cycles_plan_build_edit_yolo_and_back():
     changes = watched(state)
     seen = []
     for _ in range(4):
-        state.cycle("Shift+Tab")
+        cycle(state, "Shift+Tab")
         seen.append(state.mode_label)
     assert seen == ["build", "edit", "yolo", "plan"]
     assert {change.cause for change in changes} == {"Shift+Tab"}

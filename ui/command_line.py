@@ -12,8 +12,8 @@ import argparse
 import os
 import sys
 
-from agent import MODE_CYCLE
 from models.defaults import DEFAULT_DEADLINE_SECONDS, DEFAULT_MODEL
+from ui.modes import MODE_CYCLE
 from ui.slash_help import HELP
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers; importing typing costs --help a tenth

@@ -36,6 +36,7 @@ from tools.plan_mode import PlanReview
 from tools.workspace import plan_text
 from ui.console import ConsoleView
 from ui.editor import editor_command, run_editor
+from ui.modes import cycle
 from ui.preview import diff_text
 from ui.question_commands import NO, YES, QuestionCommands, is_command
 from ui.safe_text import safe
@@ -128,7 +129,7 @@ class PlanReviewScreen:
                 shown = self._edited(plan, shown, title)
                 continue
             if answer == SHIFT_TAB:
-                self.state.cycle("Shift+Tab")
+                cycle(self.state, "Shift+Tab")
                 return PlanReview("left", plan=shown, edits=edits, left_by="Shift+Tab")
             if is_command(answer):
                 self.commands.run(answer, under_review=(shown, title))

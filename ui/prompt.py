@@ -22,8 +22,8 @@ from prompt_toolkit.formatted_text.html import html_escape
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from agent import MODE_CYCLE
 from ui.completion import SlashCompleter
+from ui.modes import MODE_CYCLE, cycle
 from ui.safe_text import safe
 from ui.slash_help import command_names
 
@@ -108,7 +108,7 @@ def repl_prompt(state: AppState, history: History, session: Callable[[], Session
 
     @keys.add("s-tab")
     def _cycle(event) -> None:
-        run_in_terminal(lambda: (session(), state.cycle("Shift+Tab")))
+        run_in_terminal(lambda: (session(), cycle(state, "Shift+Tab")))
 
     @keys.add("escape", "enter")
     def _newline(event) -> None:

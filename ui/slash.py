@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from agent import MODE_CYCLE
 from agent.plan_model import OFF, plan_model_of
 from models.base import ModelError
 from models.catalog import format_catalog
@@ -30,6 +29,7 @@ from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
 from ui.model_choice import REAL_MODEL, model_named
 from ui.memory_command import edit_memory, list_memories, memory_folder
+from ui.modes import MODE_CYCLE
 from ui.rewind_command import run_rewind
 from ui.safe_text import safe
 from ui.slash_help import HELP, command_names
