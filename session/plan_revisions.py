@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.events import PlanReviewed
-from tools.plan_file import saved_plan
+from tools.workspace import saved_plan
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def test_the_question_lines_keep_allow_and_approve():
 def test_the_permission_question_lists_the_keys_its_hint_offers():
     view, out = screen()
     asked: list[str] = []
-    for rule in (AllowRule("Bash", ("make",)), None):
+    for rule in ("Bash(make:*)", ""):
         interactive_approve(view, lambda q: asked.append(q) or "n")(
             PermissionRequest("Bash", {"command": "make"}, "Allow?", None, rule))
     hints = [line for line in plain(out).splitlines() if line.startswith("y = yes")]
