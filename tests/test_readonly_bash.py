@@ -36,12 +36,26 @@ def skip_without_its_programs(command: str) -> None:
             pytest.skip(f"{program} is not installed")
 
 
+@pytest.fixture(scope="session")
+def scratch_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """make_scratch's folder, made once: each test gets a copy (git init and a commit cost more)."""
+    root = tmp_path_factory.mktemp("scratch-template")
+    make_scratch(root)
+    return root
+
+
+def copy_scratch(template: Path, root: Path) -> Path:
+    """A fresh scratch folder in `root`, as make_scratch leaves it; its workspace."""
+    shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True)
+    return root / "workspace"
+
+
 @pytest.fixture
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scratch_template: Path) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    workspace = make_scratch(tmp_path)
+    workspace = copy_scratch(scratch_template, tmp_path)
     monkeypatch.chdir(workspace)
     return workspace
 
@@ -65,7 +79,8 @@ def in_plan_mode(command: str, workspace: Path, classifier=classify) -> str:
 
 
 @pytest.mark.parametrize("command", MUTATING)
-def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command, scratch):
+def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command, scratch,
+                                                                        scratch_template):
     skip_without_its_programs(command)
     root = scratch.parent
     before = snapshot(root)
@@ -74,7 +89,7 @@ def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command
 
     for leftover in list(root.iterdir()):
         subprocess.run(["rm", "-rf", str(leftover)], check=True)
-    make_scratch(root)
+    copy_scratch(scratch_template, root)
     before = snapshot(root)
     result = in_plan_mode(command, scratch)
     assert snapshot(root) == before
