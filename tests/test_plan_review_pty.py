@@ -75,6 +75,28 @@ def test_ctrl_g_edits_the_plan_in_the_editor_and_the_edit_is_what_is_approved(wo
     assert "+2. Run the tests" in result and "edited the plan" in result
 
 
+def test_a_plan_with_a_lone_surrogate_is_reviewed_edited_and_saved_as_shown(workspace, tmp_path):
+    """The screen draws the surrogate as its escape; that text is what the editor gets and the file holds."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "2. Run the tests\\n" >> "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": "1. \ud800 step"}))
+    server.reply_text("building the edited plan")
+    terminal = at_the_review(workspace, server, EDITOR=str(editor), VISUAL="")
+    try:
+        terminal.send("\x07")
+        terminal.expect_text("edited by you")
+        terminal.expect_text("1. \\ud800 step")
+        terminal.expect("Approve this plan")
+        terminal.sendline("y")
+        terminal.expect("building the edited plan")
+    finally:
+        terminal.close()
+        server.stop()
+    assert plan_file(workspace).read_bytes() == b"1. \\ud800 step\n2. Run the tests\n"
+
+
 def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
     server = FakeChatServer()
     server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))

@@ -127,8 +127,8 @@ def _relative_path(session_id: str) -> Path:
 
 
 def plan_text(raw: str) -> str:
-    """A plan as it is shown, digested and saved: no blank lines around it, one newline at the end."""
-    return raw.strip() + "\n"
+    """A plan as shown, digested and saved: trimmed, one newline at the end, lone surrogates escaped."""
+    return (raw.strip() + "\n").encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def plan_digest(text: str) -> str:
