@@ -158,13 +158,13 @@ class EventBus:
         """Tell every listener in order; a failing one is raised after the rest have heard.
 
         One listener's failure must not keep the event from the others: the journal
-        still stores what the console could not show.
+        still stores what the console could not show, or was drawing when Ctrl-C came.
         """
-        failure: Exception | None = None
+        failure: BaseException | None = None
         for listener in tuple(self.listeners):  # sub-agents subscribe from their threads
             try:
                 listener(event)
-            except Exception as exc:
+            except (Exception, KeyboardInterrupt) as exc:
                 failure = failure or exc
         if failure is not None:
             raise failure

@@ -123,7 +123,7 @@ class Agent:
         except Exception as failure:  # the turn's guard: a bug or odd input must not end the process
             self._answer_open_calls(FAILED)
             return TurnOutcome("failed", error=f"internal error, the turn was stopped "
-                               f"({unexpected(failure)}); the conversation is intact.")
+                               f"({unexpected(failure)}).")
 
     def system_prompt(self) -> str:
         """The system prompt for the next request, built fresh from its sections."""

@@ -9,9 +9,10 @@ rewind's checkpoints go to a table of their own. A tool result is a message
 stored the moment its call ends, and a call is marked started before its
 handler runs, so a session killed mid-turn loses no result that was ready, and
 a resume can tell a call that never ran from one whose result was lost
-(`closing_result`). If the
-store fails (locked, corrupt, disk full) the user is told once and the session
-goes on in memory; the audit trail shown by /trace is kept in memory as well.
+(`closing_result`). If a write fails (the store locked, corrupt or full, an
+entry it cannot take, Ctrl-C during the write) the user is told once and the
+session goes on in memory, so what is stored stays a history a resume can
+complete; the audit trail shown by /trace is kept in memory as well.
 
 `read_session` is the way back: it replays a session's entries into what a
 resumed session needs (or, up to a checkpoint's place, what rewind needs).
@@ -163,8 +164,16 @@ class Journal:
             if isinstance(event, TodosChanged):
                 self.store.replace_todos(session_id, event.new)
         except StoreUnavailable as failure:
-            self.store = None
-            self.warn(f"{failure}. Going on in memory; this session will not be saved from here.")
+            self._leave(str(failure))
+        except Exception as failure:  # an entry the store did not take: later ones could not stand alone
+            self._leave(f"the session store failed on a write ({type(failure).__name__}: {failure})")
+        except KeyboardInterrupt:  # it may or may not have been written: store nothing after it
+            self._leave("a write to the session store was interrupted")
+            raise
+
+    def _leave(self, why: str) -> None:
+        self.store = None
+        self.warn(f"{why}. Going on in memory; this session will not be saved from here.")
 
     def _record_opening(self, session_id: str, event: Event) -> None:
         """A session begun by /clear, or resumed, starts with its modes and plan model."""

@@ -21,6 +21,7 @@ from session.compaction import SUMMARY_HEADING, compact
 from session.journal import Journal, read_session
 from session.session_list import SessionInfo
 from session.store import SessionStore, StoreUnavailable
+from session.valid_history import history_problem
 from session.changes import SessionChanges
 from agent.history import reminder_kind
 from session.token_estimate import TokenEstimate
@@ -187,6 +188,29 @@ class Session:
         self.store.copy_session(session_id, fork_id, self.agent.workspace)
         self.resume(fork_id)
         return fork_id
+
+    def integrity(self) -> str:
+        """What holds of the conversation after a turn stopped early: checked, never assumed.
+
+        Intact means the history is a valid next request and, while the session is
+        saved, the stored copy replays to the same messages. A stored copy that does
+        not is left as it is, and the session goes on in memory.
+        """
+        problem = history_problem(self.agent.messages)
+        if problem:
+            return f"The conversation is damaged ({problem}); /clear starts a new one."
+        if self.store is None:
+            return "The conversation is intact in memory; this session is not being saved."
+        try:
+            stored = read_session(self.store, self.agent.state.session_id).messages
+        except StoreUnavailable as failure:
+            stored, problem = None, str(failure)
+        if stored == self.agent.messages:
+            return "The conversation is intact."
+        self.leave_store()
+        problem = problem or history_problem(stored or []) or "it lacks part of the conversation"
+        return (f"The conversation goes on in memory, but its saved copy is not whole ({problem}); "
+                "this session is saved no further, and resuming it would not bring it back whole.")
 
     def leave_store(self) -> None:
         """Go on in memory: the store is damaged, and what it holds is left as it is."""

@@ -19,6 +19,7 @@ from session.journal import Journal
 from session.live import Session as LiveSession
 from session.lock import SessionLock
 from session.store import SessionStore
+from session.valid_history import history_problem
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
 from tools.base import Judgement
@@ -98,14 +99,5 @@ def journaled(workspace: Path, store: SessionStore, turns: list[dict[str, Any]],
 def assert_valid_history(messages: list[dict[str, Any]]) -> None:
     """Every tool call is answered by exactly one tool message before the next
     assistant message, and no tool message answers an unknown call."""
-    open_ids: list[str] = []
-    for message in messages:
-        if message["role"] == "assistant":
-            assert not open_ids, f"tool calls without results: {open_ids}"
-            open_ids = [c["id"] for c in message.get("tool_calls", [])]
-        elif message["role"] == "tool":
-            assert message["tool_call_id"] in open_ids, f"orphan tool result {message['tool_call_id']}"
-            open_ids.remove(message["tool_call_id"])
-        elif message["role"] == "user":
-            assert not open_ids, f"user message before tool results for {open_ids}"
-    assert not open_ids, f"tool calls without results: {open_ids}"
+    problem = history_problem(messages)
+    assert not problem, problem

@@ -52,7 +52,7 @@ def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_m
         if warm_up:  # started before the prompt is drawn, it would slow the drawing (bench/startup.py)
             after_first_draw(prompt, warm_up)
     try:
-        if not (first_message and _send(session, view, first_message, callbacks)):
+        if not (first_message and send_turn(session, view, first_message, callbacks)):
             _loop(session, view, prompt, callbacks, typed or [])
     finally:
         view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
@@ -100,11 +100,11 @@ def _loop(session: Session, view: ConsoleView, prompt: PromptSession,
             text = outcome.send
             if not text:
                 continue
-        if _send(session, view, text, callbacks):
+        if send_turn(session, view, text, callbacks):
             return
 
 
-def _send(session: Session, view: ConsoleView, text: str, callbacks: UICallbacks | None) -> bool:
+def send_turn(session: Session, view: ConsoleView, text: str, callbacks: UICallbacks | None) -> bool:
     """One turn with the model, then how it ended and the tokens it cost; True to leave the REPL.
 
     A plan approved with c goes on in a fresh conversation that holds only the plan.
@@ -117,7 +117,7 @@ def _send(session: Session, view: ConsoleView, text: str, callbacks: UICallbacks
     if callbacks and callbacks.commands and callbacks.commands.leaving:
         return True
     reviewed = review.last if review is not None else None
-    report_outcome(outcome, view, reviewed)
+    report_outcome(outcome, view, reviewed, session.integrity)
     if session.usage.turn.reported:
         view.notice(session.usage.turn.line(), style="dim")
     if reviewed and reviewed.outcome == "approve" and reviewed.clear and not session.agent.state.plan_mode:
@@ -131,7 +131,7 @@ def _build_fresh(session: Session, view: ConsoleView, approval: str, callbacks: 
     old = session.clear(todos=session.agent.state.todos)
     view.notice(f"A fresh conversation builds the approved plan; the planning conversation is kept "
                 f"as {old} (/resume {old} goes back to it).", style="yellow")
-    return _send(session, view, approval, callbacks)
+    return send_turn(session, view, approval, callbacks)
 
 
 ENDED_BY_REVIEW = {
@@ -141,11 +141,14 @@ ENDED_BY_REVIEW = {
 }
 
 
-def report_outcome(outcome: TurnOutcome, view: ConsoleView, review: PlanReview | None = None) -> None:
-    """Say why a turn stopped early (cancelled, a plan review's end, an error), else nothing."""
+def report_outcome(outcome: TurnOutcome, view: ConsoleView, review: PlanReview | None = None,
+                   integrity: Callable[[], str] = lambda: "") -> None:
+    """Say why a turn stopped early (cancelled, a plan review's end, an error), else nothing.
+
+    After Ctrl-C or an internal error, `integrity` says what holds of the conversation.
+    """
     if outcome.ending == "interrupted":
-        view.notice("Turn cancelled (Ctrl-C). The conversation is intact; go on when ready.",
-                    style="yellow")
+        view.notice(f"Turn cancelled (Ctrl-C). {integrity()} Go on when ready.", style="yellow")
     elif outcome.ending == "ended_by_tool" and outcome.tool == EXIT_PLAN_MODE:
         if review is not None and review.outcome in ENDED_BY_REVIEW:
             view.notice(ENDED_BY_REVIEW[review.outcome].format(left_by=review.left_by), style="yellow")
@@ -153,3 +156,5 @@ def report_outcome(outcome: TurnOutcome, view: ConsoleView, review: PlanReview |
             view.notice("The plan was not approved. Plan mode stays on.", style="yellow")
     elif outcome.error:
         view.error(outcome.error)
+        if outcome.ending == "failed":
+            view.notice(integrity(), style="yellow")
