@@ -104,5 +104,9 @@ def searchable_text(payload: str) -> str:
             arguments = function.get("arguments")
         values = arguments.values() if isinstance(arguments, dict) else [arguments]
         parts += [value if isinstance(value, str) else json.dumps(value) for value in values]
-    text = "\n".join(part for part in parts if part)
+    return storable("\n".join(part for part in parts if part))
+
+
+def storable(text: str) -> str:
+    """`text` as SQLite can store it: a lone surrogate (no UTF-8 holds one) as its escape, as the screen shows it."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")

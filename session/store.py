@@ -31,7 +31,7 @@ from agent.events import Todo
 from session.plan_revisions import Revision
 from session.ranking import bm25_order
 from session.rewind.events import CheckpointTaken
-from session.schema import MIGRATIONS, searchable_text
+from session.schema import MIGRATIONS, searchable_text, storable
 from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 
 BUSY_TIMEOUT_SECONDS = 5.0
@@ -117,7 +117,8 @@ class SessionStore:
         with self._write() as db:
             db.execute("DELETE FROM todos WHERE session_id = ?", (session_id,))
             db.executemany("INSERT INTO todos VALUES (?, ?, ?, ?, ?, ?)",
-                           [(session_id, n, t.content, t.status, t.priority, t.active_form)
+                           [(session_id, n, storable(t.content), t.status, t.priority,
+                             storable(t.active_form))
                             for n, t in enumerate(todos)])
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (time.time(), session_id))
 
@@ -152,9 +153,9 @@ class SessionStore:
         """Keep one reviewed plan of a session (plan_revisions.py); its number again replaces it."""
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO plan_revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (session_id, revision.number, revision.plan, revision.digest,
-                        revision.outcome, revision.feedback, revision.edits, revision.mode,
-                        time.time()))
+                       (session_id, revision.number, storable(revision.plan), revision.digest,
+                        revision.outcome, storable(revision.feedback), storable(revision.edits),
+                        revision.mode, time.time()))
 
     def revisions(self, session_id: str) -> list[Revision]:
         """A session's reviewed plans, first to last."""
@@ -168,10 +169,11 @@ class SessionStore:
             position = db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE session_id = ?",
                                   (session_id,)).fetchone()[0]
             db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (session_id, checkpoint.number, checkpoint.kind, checkpoint.label,
+                       (session_id, checkpoint.number, checkpoint.kind, storable(checkpoint.label),
                         checkpoint.commit, position, checkpoint.plan_mode, checkpoint.permission_mode,
-                        json.dumps([todo.as_dict() for todo in checkpoint.todos]), checkpoint.plan,
-                        checkpoint.problem, time.time()))
+                        json.dumps([todo.as_dict() for todo in checkpoint.todos]),
+                        None if checkpoint.plan is None else storable(checkpoint.plan),
+                        storable(checkpoint.problem), time.time()))
 
     def checkpoints(self, session_id: str) -> list[tuple[int, CheckpointTaken]]:
         """A session's checkpoints in order, each with the place its session's entries had reached."""

@@ -59,6 +59,24 @@ def test_a_recorded_session_replays_offline_and_check_spots_a_different_workspac
     assert "call 1 Write" in out and "Overwrote" in out and "1 tool result(s) differ" in out
 
 
+def test_lone_surrogates_are_recorded_and_replay_as_they_came(server, workspace, tmp_path, monkeypatch,
+                                                              capsys):
+    """A model's JSON may hold `\\ud800`: the recording keeps it as that escape, which reads back whole."""
+    server.reply_tool_calls(("Edit", {"file_path": "a.txt", "old_string": "\ud800", "new_string": "x"}))
+    server.reply_text("answer \ud800 here")
+    recording = tmp_path / "odd.json"
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    code, _ = run_in(workspace, monkeypatch, capsys, "--mode", "yolo", "--record", str(recording),
+                     "-p", "edit it")
+    assert code == 0
+    scenario = json.loads(recording.read_text(encoding="utf-8"))
+    assert scenario["turns"][0]["tool_calls"][0]["arguments"]["old_string"] == "\ud800"
+    assert scenario["turns"][1]["text"] == "answer \ud800 here"
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    code, out = run_in(tmp_path / "fresh", monkeypatch, capsys, "--script", str(recording), "--check")
+    assert code == 0 and "Every tool result matches" in out, out
+
+
 def test_check_needs_a_script(workspace, capsys):
     with pytest.raises(SystemExit) as exit_code:
         index.main(["--check"])

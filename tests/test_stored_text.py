@@ -34,6 +34,9 @@ CASES = {
     "plan": ([{"tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": "1. \ud800 step"}}]}],
              "plan it", 4),
     "prompt": ([{"text": "done"}], b"x \xff", 0),
+    "todos": ([{"tool_calls": [{"name": "TodoWrite", "arguments": {"todos": [
+        {"content": "fix \ud800", "status": "in_progress", "activeForm": "fixing \ud800"}]}}]},
+        {"text": "done"}], "hi", 0),
     "prompt on standard input": ([{"text": "done"}], b"-", 0),
     "nested arguments": ([{"tool_calls": [{"name": "Read", "arguments": NESTED}]}, {"text": "done"}],
                          "hi", 0),
