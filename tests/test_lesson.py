@@ -137,6 +137,12 @@ def test_an_empty_prompt_is_refused(workspace):
     assert done.returncode == 2 and "-p needs a prompt" in done.stderr
 
 
+def test_approve_plan_without_p_is_refused_before_anything_runs(workspace):
+    done = run_index(workspace, "--approve-plan=edit")
+    assert done.returncode == 2 and "--approve-plan works with -p only" in done.stderr
+    assert list(workspace.iterdir()) == []
+
+
 def test_end_of_input_at_the_plan_question_rejects_the_plan():
     from rich.console import Console
 

@@ -154,6 +154,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--compact-at must be a share between 0 and 1")
     if args.check and not args.script:
         parser.error("--check needs --script FILE (a recording)")
+    if args.approve_plan is not None and args.prompt is None:
+        parser.error("--approve-plan works with -p only; in the REPL you review the plan yourself")
     if args.ask_timeout is not None and not 0 < args.ask_timeout < float("inf"):
         parser.error("--ask-timeout must be a number of seconds above 0")
     if args.export_html is not None and not (args.resume or args.continue_latest):
