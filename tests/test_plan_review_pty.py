@@ -53,23 +53,31 @@ def test_c_builds_in_a_fresh_conversation_that_holds_only_the_plan(workspace):
     assert fresh[1]["content"].endswith(PLAN + "\n")
 
 
-def test_ctrl_g_edits_the_plan_in_the_editor_and_the_edit_is_what_is_approved(workspace, tmp_path):
+def approved_after_the_editor(workspace, tmp_path, plan: str, *shown: str) -> FakeChatServer:
+    """Ctrl+G at the review of `plan` with an editor that appends a step, `shown` seen, then y."""
     editor = tmp_path / "editor.sh"
     editor.write_text('#!/bin/sh\nprintf "2. Run the tests\\n" >> "$1"\n')
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
     server = FakeChatServer()
-    server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
+    server.reply_tool_calls(("ExitPlanMode", {"plan": plan}))
     server.reply_text("building the edited plan")
     terminal = at_the_review(workspace, server, EDITOR=str(editor), VISUAL="")
     try:
         terminal.send("\x07")
         terminal.expect_text("edited by you")
+        for text in shown:
+            terminal.expect_text(text)
         terminal.expect("Approve this plan")
         terminal.sendline("y")
         terminal.expect("building the edited plan")
     finally:
         terminal.close()
         server.stop()
+    return server
+
+
+def test_ctrl_g_edits_the_plan_in_the_editor_and_the_edit_is_what_is_approved(workspace, tmp_path):
+    server = approved_after_the_editor(workspace, tmp_path, PLAN)
     assert plan_file(workspace).read_text() == PLAN + "\n2. Run the tests\n"
     result = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][-1]["content"]
     assert "+2. Run the tests" in result and "edited the plan" in result
@@ -77,23 +85,7 @@ def test_ctrl_g_edits_the_plan_in_the_editor_and_the_edit_is_what_is_approved(wo
 
 def test_a_plan_with_a_lone_surrogate_is_reviewed_edited_and_saved_as_shown(workspace, tmp_path):
     """The screen draws the surrogate as its escape; that text is what the editor gets and the file holds."""
-    editor = tmp_path / "editor.sh"
-    editor.write_text('#!/bin/sh\nprintf "2. Run the tests\\n" >> "$1"\n')
-    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
-    server = FakeChatServer()
-    server.reply_tool_calls(("ExitPlanMode", {"plan": "1. \ud800 step"}))
-    server.reply_text("building the edited plan")
-    terminal = at_the_review(workspace, server, EDITOR=str(editor), VISUAL="")
-    try:
-        terminal.send("\x07")
-        terminal.expect_text("edited by you")
-        terminal.expect_text("1. \\ud800 step")
-        terminal.expect("Approve this plan")
-        terminal.sendline("y")
-        terminal.expect("building the edited plan")
-    finally:
-        terminal.close()
-        server.stop()
+    approved_after_the_editor(workspace, tmp_path, "1. \ud800 step", "1. \\ud800 step")
     assert plan_file(workspace).read_bytes() == b"1. \\ud800 step\n2. Run the tests\n"
 
 
