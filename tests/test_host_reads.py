@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import _thread
 import ctypes
+import fcntl
 import os
 import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from tools.safe_read import MAX_READ_BYTES, read_capped
 
 OLD = 1_000_000_000
 IN_OPEN = 0x20
+SYSLOG_ACTION_READ = 2
 SYSLOG_ACTION_SIZE_UNREAD = 9
 
 
@@ -118,18 +122,32 @@ def unread_kernel_log() -> int:
     return libc.klogctl(SYSLOG_ACTION_SIZE_UNREAD, None, 0)
 
 
+def drain_kernel_log() -> None:
+    """Hands out what is unread, so that new kernel lines cannot push unread ones out of a full log."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    while (unread := unread_kernel_log()) > 0:
+        libc.klogctl(SYSLOG_ACTION_READ, ctypes.create_string_buffer(unread), unread)
+
+
 @pytest.fixture
-def kernel_log_with_unread_lines() -> int:
-    """Writes a line to the kernel log; needs root, as /proc/kmsg does (CI runs as root)."""
-    try:
-        with open("/dev/kmsg", "w") as kmsg:
+def kernel_log_with_unread_lines() -> Iterator[int]:
+    """A kernel log far from full that holds one unread line, so only a reader can shrink what is unread.
+
+    Needs root, as /proc/kmsg does (CI runs as root). The log is one for the whole machine, so the
+    tests that watch it take turns across pytest's workers.
+    """
+    with open(Path(tempfile.gettempdir()) / "stepagent-tests-kernel-log.lock", "w") as turn_to_watch:
+        fcntl.flock(turn_to_watch, fcntl.LOCK_EX)
+        try:
+            kmsg = open("/dev/kmsg", "w")
+        except OSError:
+            pytest.skip("needs root to write /dev/kmsg")
+        with kmsg:
+            if unread_kernel_log() < 0:
+                pytest.skip("klogctl cannot say what is unread here")
+            drain_kernel_log()
             kmsg.write(f"<6>stepagent test {os.getpid()}: nobody may consume this\n")
-    except OSError:
-        pytest.skip("needs root to write /dev/kmsg")
-    unread = unread_kernel_log()
-    if unread <= 0:
-        pytest.skip("klogctl cannot say what is unread here")
-    return unread
+        yield unread_kernel_log()
 
 
 def test_read_and_the_previews_leave_proc_kmsg_alone(workspace, kernel_log_with_unread_lines):
