@@ -52,7 +52,7 @@ def main() -> None:
              [*rg, *grep_arguments("NEEDLE")]),
         ]
         for label, through_tool, direct in cases:
-            found = subprocess.run(direct, cwd=root, capture_output=True, text=True).stdout.count("\n")
+            found = subprocess.run(direct, cwd=root, capture_output=True, text=True).stdout.count("\0")
             tool_time = median_seconds(through_tool, RUNS)
             rg_time = median_seconds(lambda command=direct: subprocess.run(command, cwd=root,
                                                                           capture_output=True), RUNS)

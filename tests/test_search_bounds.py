@@ -182,16 +182,25 @@ def fake_ripgrep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> 
 
 def test_ripgrep_is_stopped_once_enough_lines_are_kept(tmp_path, monkeypatch):
     finished = tmp_path / "finished"
-    fake_ripgrep(tmp_path, monkeypatch, f"seq 1 1000000\ntouch '{finished}'")
+    fake_ripgrep(tmp_path, monkeypatch, f"seq 1 1000000 | sed 's/^/f\\x00/'\ntouch '{finished}'")
     text, failed = search(tmp_path, replace(detect_layers(), bwrap=None), "Grep", pattern="")
-    assert not failed and text.startswith("1\n2\n")
+    assert not failed and text.startswith("f:1\nf:2\n")
     assert not finished.exists(), "rg ran to its end although the lines kept were enough"
 
 
 def test_a_huge_line_is_cut(tmp_path, monkeypatch):
-    fake_ripgrep(tmp_path, monkeypatch, "head -c 20000000 /dev/zero | tr '\\0' x; echo")
+    fake_ripgrep(tmp_path, monkeypatch, "printf 'f\\0001:'; head -c 20000000 /dev/zero | tr '\\0' x; echo")
     text, failed = search(tmp_path, replace(detect_layers(), bwrap=None), "Grep", pattern="x")
-    assert not failed and text.startswith("xxx") and len(text) < 10_000
+    assert not failed and text.startswith("f:1:xxx") and len(text) < 10_000
+
+
+def test_a_huge_file_name_is_left_out_and_said_so(tmp_path, monkeypatch):
+    """A name cut short would be checked against the deny rules as another file's."""
+    fake_ripgrep(tmp_path, monkeypatch, "head -c 20000000 /dev/zero | tr '\\0' x; printf '\\0001:secret\\n'; "
+                 "printf 'f\\0002:kept\\n'; printf 'no-null-at-the-end'")
+    text, failed = search(tmp_path, replace(detect_layers(), bwrap=None), "Grep", pattern="x")
+    assert not failed and text.startswith("f:2:kept\n") and "secret" not in text and "no-null" not in text
+    assert "1 result whose file name is too long" in text and "permission rules" not in text
 
 
 @pytest.mark.parametrize("layers", layer_configurations())

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import index
+from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 
 RECORD = """import json, sys
 data = json.load(sys.stdin)
@@ -207,6 +208,21 @@ def test_a_sub_agent_meets_the_users_deny_rules_too(run, server, workspace, tmp_
     removed, read, searched = tool_results(server.requests[2])
     assert "deny rule" in removed and "deny rule" in read
     assert "hunter" not in searched and "left out: 1 file" in searched
+
+
+def test_a_file_name_holding_a_newline_cannot_smuggle_a_denied_file_out_of_a_search(
+        run, server, workspace, tmp_path, configuration):
+    (workspace / "secrets").mkdir()
+    (workspace / "secrets" / "a\nb").write_text("TOKEN=hunter2\n")
+    (workspace / "notes\nx.txt").write_text("TOKEN=public\n")
+    settings_file(user_settings(tmp_path), permissions={"deny": ["Read(secrets/**)"]})
+    server.reply_tool_calls(("Grep", {"pattern": "TOKEN"}), ("Glob", {"pattern": "**/*"}))
+    server.reply_text("searched")
+    assert run("--mode", "plan", "-p", "find the token")[0] == 0
+    grepped, listed = tool_results(server.requests[1])
+    assert "hunter2" not in grepped and "left out: 1 file " in grepped
+    assert grepped.splitlines()[0] == '"notes\\nx.txt":1:TOKEN=public'
+    assert listed.splitlines() == ['"notes\\nx.txt"', "(left out: 1 file your permission rules keep from being read)"]
 
 
 def test_the_hook_input_carries_plan_while_planning(run, server, workspace, tmp_path):

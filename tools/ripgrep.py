@@ -5,8 +5,8 @@ In every mode, because a hostile repository makes a plain search unbounded too:
   no Python runs between fork and exec; -p: it reads no BASH_ENV and imports no
   exported function). An ignore file linked to a huge file
   or a device grows ripgrep by half a gigabyte a second; at the limit it stops.
-- output: read as it comes, at most `keep` lines of at most MAX_LINE_BYTES
-  each; past that ripgrep is stopped. `Grep ""` on /usr used to gather 7 GB
+- output: read as it comes, at most `keep` records of at most MAX_LINE_BYTES
+  each (a file name in one, at most MAX_NAME_BYTES); past that ripgrep is stopped. `Grep ""` on /usr used to gather 7 GB
   before keeping 200 lines. Bytes that are not UTF-8 are replaced, not fatal.
 - time: TIMEOUT_SECONDS, then ripgrep is stopped.
 What it may open is bounded by the caller's view (tools/ignore_files.py).
@@ -30,6 +30,10 @@ MEMORY_BYTES = 1 << 30
 TIMEOUT_SECONDS = 60
 MAX_KEPT_LINES = 10_000
 MAX_LINE_BYTES = 1_000
+MAX_NAME_BYTES = 4_096  # Linux's PATH_MAX: rg cannot open a longer name
+LINES = b"\n"  # what ends each field of a record: plain lines,
+NAMED_LINES = b"\0\n"  # --null's `name NUL line` (a name may hold a newline),
+NAMES = b"\0"  # --files --null's names
 MAX_ERROR_BYTES = 4_000
 READ_BYTES = 1 << 16
 POLL_SECONDS = 0.2  # a sub-agent's thread can only be interrupted between polls
@@ -38,11 +42,14 @@ NOTHING_SEARCHED = "No files were searched"
 
 @dataclass
 class Found:
-    """What ripgrep printed, as far as it was kept, and what went wrong ('' when nothing)."""
+    """What ripgrep printed, as far as it was kept, and what went wrong ('' when nothing).
+
+    Each of `lines` is one record; with `--null`, a file name in it ends at its NUL."""
 
     lines: list[str] = field(default_factory=list)
     complete: bool = True
     problem: str = ""
+    dropped: int = 0  # records left out because a file name in them was too long to keep
 
 
 def ripgrep() -> str:
@@ -57,10 +64,11 @@ def ripgrep() -> str:
 
 
 def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None,
-                keep: int = MAX_KEPT_LINES) -> Found:
-    """Rg's first `keep` output lines; `complete` is False when it was stopped for more.
+                keep: int = MAX_KEPT_LINES, ends: bytes = LINES) -> Found:
+    """Rg's first `keep` output records; `complete` is False when it was stopped for more.
 
-    A `prefix` runs it inside a sandbox."""
+    `ends` are the bytes that end a record's fields in turn (LINES, NAMED_LINES,
+    NAMES). A `prefix` runs it inside a sandbox."""
     argv = [*Limits(memory=MEMORY_BYTES).trampoline(name="ripgrep"), *(prefix or []), ripgrep(),
             "--no-config", "--color", "never", *arguments]
     try:
@@ -68,7 +76,7 @@ def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None
                                    stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return Found(problem=str(exc))
-    lines, errors = _Lines(keep), bytearray()
+    lines, errors = _Records(keep, ends), bytearray()
     try:
         ended = _read(process, lines, errors)
     finally:
@@ -81,15 +89,15 @@ def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None
     if not ended:
         return Found(problem=f"ripgrep did not finish within {TIMEOUT_SECONDS} s and was stopped")
     if lines.more:
-        return Found(lines.finish(), complete=False)
+        return Found(lines.finish(), complete=False, dropped=lines.dropped)
     if process.returncode not in (0, 1) and NOTHING_SEARCHED not in error_text:
         if "memory allocation" in error_text:
             error_text += f" (ripgrep may use {MEMORY_BYTES >> 20} MiB)"
         return Found(problem=error_text or f"rg exited with {process.returncode}")
-    return Found(lines.finish())
+    return Found(lines.finish(), dropped=lines.dropped)
 
 
-def _read(process: subprocess.Popen, lines: _Lines, errors: bytearray) -> bool:
+def _read(process: subprocess.Popen, lines: _Records, errors: bytearray) -> bool:
     """Read both pipes until they close or enough lines are kept; False at the timeout."""
     deadline = time.monotonic() + TIMEOUT_SECONDS
     sinks = {process.stdout.fileno(): lines.add,
@@ -109,34 +117,53 @@ def _read(process: subprocess.Popen, lines: _Lines, errors: bytearray) -> bool:
     return True
 
 
-class _Lines:
-    """Output split into lines as it arrives: at most `keep`, each cut at MAX_LINE_BYTES."""
+class _Records:
+    """Output split into records as it arrives: at most `keep`, each field cut at its bound.
 
-    def __init__(self, keep: int) -> None:
+    A field that ends at a NUL is a file name (rg's `--null`): it is kept whole,
+    followed by its NUL, and a record whose name is longer than MAX_NAME_BYTES
+    is dropped and counted (a cut name would be checked as another file's)."""
+
+    def __init__(self, keep: int, ends: bytes) -> None:
         self.keep = keep
+        self.ends = ends
+        self.field = 0
         self.kept: list[str] = []
         self.partial = bytearray()
-        self.cut = False
-        self.more = False
+        self.start = 0  # where the current field began in `partial`
+        self.cut = self.name_cut = self.more = False
+        self.dropped = 0
 
     def add(self, chunk: bytes) -> None:
         while chunk and not self.more:
-            head, newline, chunk = chunk.partition(b"\n")
-            room = max(MAX_LINE_BYTES - len(self.partial), 0)
-            self.cut = self.cut or len(head) > room
+            end = self.ends[self.field:self.field + 1]
+            head, ended, chunk = chunk.partition(end)
+            bound = MAX_NAME_BYTES if end == b"\0" else MAX_LINE_BYTES
+            room = max(bound - (len(self.partial) - self.start), 0)
+            cut = len(head) > room
+            self.cut = self.cut or cut
+            self.name_cut = self.name_cut or (cut and end == b"\0")
             self.partial += head[:room]
-            if newline:
-                self._end_line()
+            if ended and self.field == len(self.ends) - 1:
+                self._end_record()
+            elif ended:
+                self.partial += end
+                self.field += 1
+                self.start = len(self.partial)
 
-    def _end_line(self) -> None:
-        if len(self.kept) == self.keep:
+    def _end_record(self) -> None:
+        if self.name_cut:
+            self.dropped += 1
+        elif len(self.kept) == self.keep:
             self.more = True
             return
-        self.kept.append(self.partial.decode("utf-8", "replace") + (" …" if self.cut else ""))
+        else:
+            self.kept.append(self.partial.decode("utf-8", "replace") + (" …" if self.cut else ""))
         self.partial.clear()
-        self.cut = False
+        self.field = self.start = 0
+        self.cut = self.name_cut = False
 
     def finish(self) -> list[str]:
         if self.partial and not self.more:
-            self._end_line()
+            self._end_record()
         return self.kept

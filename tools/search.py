@@ -19,11 +19,15 @@ never searched: their files act when read.
 
 A search shows nothing a Read would be denied: `search_layer` asks the agent's deny
 hooks (the user's `Read(.env)` rule among them) about each file found, and leaves out
-those they refuse, saying how many.
+those they refuse, saying how many. Which file a line came from is read exactly: rg
+ends each name with a NUL (`--null`, Glob's too), since a name may hold a newline
+and would otherwise end in a line that names another file; such a name is shown
+quoted.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -34,7 +38,7 @@ from tools.bash.sandbox.bwrap import search_view_argv
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.ignore_files import ignore_tree, read_as_ignore_file, stray_ignore_file
 from tools.leases import lease_on, leased_in
-from tools.ripgrep import TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
+from tools.ripgrep import LINES, NAMED_LINES, NAMES, TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
 from tools.workspace import in_kernel_folder, resolve, shown
 
 if TYPE_CHECKING:
@@ -64,7 +68,7 @@ def _summary(found: Found, noun: str) -> str:
 
 def glob_arguments(pattern: str) -> list[str]:
     """rg's arguments for Glob (bench/search.py runs rg directly with the same)."""
-    return ["--files", "--hidden", "--glob=!.git", f"--glob={pattern}"]
+    return ["--files", "--null", "--hidden", "--glob=!.git", f"--glob={pattern}"]
 
 
 def grep_arguments(pattern: str, glob: str | None = None, file: str | None = None,
@@ -86,9 +90,17 @@ def _literal(path: Path) -> str:
 
 
 def _named_line(line: str) -> tuple[str, str]:
-    """A `--null` line (`path NUL line:text`) as its path and the line as shown (`path:line:text`)."""
+    """A `--null` record (`path NUL line:text`) as its path and the line as shown (`path:line:text`).
+
+    A record without its NUL has no name to check (''): it is left out."""
     path, null, rest = line.partition("\0")
-    return (path, f"{path}:{rest}") if null else ("", line)
+    return (path, f"{_name(path)}:{rest}") if null else ("", line)
+
+
+def _name(path: str) -> str:
+    """A file name as shown: quoted as a JSON string when it holds a newline or another control
+    character, so a name cannot pass for lines of output."""
+    return path if path.isprintable() else json.dumps(path, ensure_ascii=False)
 
 
 def _without_hidden(found: Found, folder: Path, hidden: Callable[[Path], bool],
@@ -99,12 +111,14 @@ def _without_hidden(found: Found, folder: Path, hidden: Callable[[Path], bool],
     for line in found.lines:
         path, shown_line = split(line)
         if path not in verdicts:
-            verdicts[path] = bool(path) and hidden(folder / path)
+            verdicts[path] = not path or hidden(folder / path)
         if not verdicts[path]:
             kept.append(shown_line)
-    left_out = sum(verdicts.values())
+    left_out = sum(verdict for path, verdict in verdicts.items() if path)
     note = f"\n(left out: {counted(left_out, 'file')} your permission rules keep from being read)" \
         if left_out else ""
+    if found.dropped:
+        note += f"\n(left out: {counted(found.dropped, 'result')} whose file name is too long to check)"
     return Found(kept, found.complete, found.problem), note
 
 
@@ -123,7 +137,7 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
     def where(args: dict[str, Any]) -> Path:
         return resolve(workspace, args.get("path") or ".")
 
-    def search(arguments: list[str], cwd: Path, leased: list[Path]) -> Found:
+    def search(arguments: list[str], cwd: Path, leased: list[Path], ends: bytes) -> Found:
         if cwd == Path("/") or in_kernel_folder(cwd):
             return Found(problem=f"{cwd} is the whole file system or the kernel's own: its files act "
                          "when read (/proc/kmsg blocks, /dev/zero never ends); search a folder below /")
@@ -134,20 +148,20 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         bwrap, tree = layers().bwrap, ignore_tree(cwd, workspace)
         stray = "" if bwrap and tree == workspace.resolve() else stray_ignore_file(cwd, TIMEOUT_SECONDS)
         if bwrap and not stray:
-            return run_ripgrep(arguments, cwd, search_view_argv(bwrap, tree, ripgrep(), cwd))
+            return run_ripgrep(arguments, cwd, search_view_argv(bwrap, tree, ripgrep(), cwd), ends=ends)
         if stray:
             return Found(problem=f"{stray}; ripgrep would open it as an ignore file. Search a "
                          "folder without it.")
-        return run_ripgrep(arguments, cwd)
+        return run_ripgrep(arguments, cwd, ends=ends)
 
     def glob(args: dict[str, Any]) -> ToolResult:
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
-        found = search(glob_arguments(args["pattern"]), root, leased_in(root))
+        found = search(glob_arguments(args["pattern"]), root, leased_in(root), ends=NAMES)
         if found.problem:
             return error(f"Glob failed: {found.problem}")
-        found, note = _without_hidden(found, root, hidden, lambda line: (line, line))
+        found, note = _without_hidden(found, root, hidden, lambda line: (line, _name(line)))
         return ToolResult(_capped(found, "files", sorted) + note, summary=_summary(found, "file"))
 
     def grep(args: dict[str, Any]) -> ToolResult:
@@ -164,7 +178,8 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         if held:
             return error(f"Grep refused {shown(workspace, root)}: {held}.")
         found = search(grep_arguments(args["pattern"], args.get("glob"), file,
-                                      tuple(path.relative_to(folder) for path in leased)), folder, leased)
+                                      tuple(path.relative_to(folder) for path in leased)), folder, leased,
+                       ends=LINES if file else NAMED_LINES)
         if found.problem:
             return error(f"Grep failed: {found.problem}")
         found, note = _without_hidden(found, folder, hidden,
