@@ -59,21 +59,32 @@ def _arguments(call: dict[str, Any]) -> str:
 
 
 def load_script(path: Path, name: str = "") -> ScriptedModel:
-    """Read a script file; a ModelError says what is wrong with it."""
+    """Read a --script file; a ModelError, naming the flag and the file, says what is wrong with it."""
+    data = read_json(path, f"--script {path}")
+    turns = script_turns(data, f"--script {path}")
+    title = data.get("title", "") if isinstance(data, dict) else ""
+    return ScriptedModel(turns, name=name or f"script: {title or path.name}")
+
+
+def read_json(path: Path, label: str) -> Any:
+    """The JSON in the file a flag names; a ModelError starting with `label` if it cannot be read."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ModelError(f"cannot read script {path}: {exc.strerror}") from exc
+        raise ModelError(f"{label}: cannot read it: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
-        raise ModelError(f"script {path} is not valid JSON: line {exc.lineno}: {exc.msg}") from exc
+        raise ModelError(f"{label}: not valid JSON: line {exc.lineno}: {exc.msg}") from exc
     except RecursionError:
-        raise ModelError(f"script {path} is nested too deep to read") from None
+        raise ModelError(f"{label}: nested too deep to read") from None
+
+
+def script_turns(data: Any, label: str) -> list[dict[str, Any]]:
+    """A scenario's turns (a list of them, or an object's "turns"); a ModelError if it is not one."""
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
-        raise ModelError(f"script {path} must be a list of turns (objects with text and tool_calls)")
+        raise ModelError(f"{label}: must be a list of turns (objects with text and tool_calls)")
     for number, turn in enumerate(turns, 1):
         for call in turn.get("tool_calls", []):
             if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                raise ModelError(f"script {path}: turn {number} has a tool call without a name")
-    title = data.get("title", "") if isinstance(data, dict) else ""
-    return ScriptedModel(turns, name=name or f"script: {title or path.name}")
+                raise ModelError(f"{label}: turn {number} has a tool call without a name")
+    return turns

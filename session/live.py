@@ -113,8 +113,7 @@ class Session:
 
     def latest_id(self) -> str:
         """The newest stored session of this workspace other than this one ('' if none), for --continue."""
-        earlier = [info for info in self.recent() if info.id != self.agent.state.session_id]
-        return earlier[0].id if earlier else ""
+        return latest_session(self.store, self.agent.workspace, self.agent.state.session_id) if self.store else ""
 
     def find(self, wanted: str) -> str:
         """The stored session of this workspace that `wanted` names (see find_session)."""
@@ -237,6 +236,12 @@ class Session:
             else:
                 lines.extend(_decision_lines(entry))
         return lines
+
+
+def latest_session(store: SessionStore, workspace: Path, other_than: str = "") -> str:
+    """The newest stored session of `workspace` other than `other_than` ('' if none)."""
+    earlier = [info for info in store.sessions(workspace) if info.id != other_than]
+    return earlier[0].id if earlier else ""
 
 
 def find_session(store: SessionStore, workspace: Path, wanted: str) -> str:

@@ -86,3 +86,19 @@ def test_p_users_set_the_deadline_of_a_request(server, workspace, capsys, monkey
                                OPENAI_BASE_URL=server.url)
     assert code == 1 and out == ""
     assert "within 0.5 s" in " ".join(err.split()) and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--resume", "nosuch"], "--resume nosuch: no session of this workspace starts with 'nosuch'"),
+    (["--continue"], "--continue: no earlier session in this workspace to continue"),
+    (["--try-calls", "calls.json"], "--try-calls calls.json: not valid JSON"),
+    (["--try-calls", "missing.json"], "--try-calls missing.json: cannot read it"),
+    (["--try-calls", "empty.json"], "--try-calls empty.json: holds no tool calls")])
+def test_a_flag_naming_nothing_usable_is_said_first_and_alone(args, said, workspace, capsys,
+                                                              monkeypatch):
+    (workspace / "calls.json").write_text('{"name": "Bash", "arguments": {')
+    (workspace / "empty.json").write_text("[]")
+    for run in (["-p", "hi"], []):
+        code, out, err = run_index(capsys, monkeypatch, *args, *run)
+        assert code == 2 and out == ""
+        assert err.splitlines() == [err.splitlines()[0]] and err.startswith(f"stepagent: {said}"), err

@@ -12,6 +12,7 @@ so `--help` and a bad flag load none of it.
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -30,7 +31,7 @@ from session.mentions import mentions_layer
 from session.recording import Recorder, load_recording, replay_answers
 from session.reminders import reminders_layer
 from session.rewind.layer import rewind_layer
-from session.live import Session
+from session.live import NoSuchSession, Session
 from session.home import default_home
 from session.store import SessionStore
 from settings.user_hooks import UserHooks, load_user_settings
@@ -53,6 +54,8 @@ from ui import startup
 from ui.callbacks import UICallbacks, callbacks_for
 from ui.console import ConsoleView
 from ui.model_choice import choose_model, open_model, open_plan_model
+from ui.safe_text import safe
+from ui.try_calls import NotCalls, read_calls
 from ui.workspace_trust import trusted_workspace
 
 
@@ -157,18 +160,27 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
     cannot start, or when --try-calls has run.
     """
     headless, workspace, home = args.prompt is not None or args.try_calls, Path.cwd(), default_home()
+    resuming = bool(args.resume or args.continue_latest)
+    store = startup.open_store(home, view) if resuming else None
+    try:
+        calls = read_calls(args.try_calls) if args.try_calls else []
+        wanted = startup.session_named(store, workspace, args.resume, args.continue_latest)
+    except (NotCalls, NoSuchSession) as failure:
+        print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
+        return 2
     model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout)
     if model is None:
         return 2
     plan_model = open_plan_model(args.plan_model, model)
     if plan_model is None:
         return 2
-    store = startup.open_store(home, view)
+    if not resuming:
+        store = startup.open_store(home, view)
     callbacks = callbacks_for(view, state, headless, args.approve_plan)
     present, approve, ask, confirm = callbacks[:4]
     user_hooks = open_user_settings(home, workspace, view, confirm, args.trust_workspace)
     if args.try_calls:
-        return try_calls_from(args, state, model, present, view, user_hooks)
+        return try_calls_from(args, calls, state, model, present, view, user_hooks)
     state.events.subscribe(view.on_event)
     if args.check:
         present, approve = replay_answers(load_recording(args.script))
@@ -182,7 +194,7 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
     session = startup.open_session(agent, store, home, view, args.context_window)
     session.user_hooks = user_hooks
     callbacks.bind(session)
-    failed = startup.resume_if_asked(args.resume, args.continue_latest, session, view, confirm)
+    failed = startup.resume_if_asked(wanted, session, view, confirm)
     if failed is not None:
         return failed
     if args.plan_model is not None:
@@ -208,16 +220,11 @@ def open_user_settings(home: Path, workspace: Path, view: ConsoleView,
     return UserHooks(loaded.settings, workspace, home, notify=view.error, waiting=loaded.waiting_for_trust)
 
 
-def try_calls_from(args: argparse.Namespace, state: AppState, model: Model,
+def try_calls_from(args: argparse.Namespace, calls: list[dict], state: AppState, model: Model,
                    present: Callable[[str], PlanReview], view: ConsoleView, user_hooks: UserHooks) -> int:
-    """--try-calls FILE: the calls decided by the hooks and rules, nothing run (ui/try_calls.py)."""
-    from ui.try_calls import NotCalls, read_calls, try_calls, would_ask
+    """--try-calls FILE: its calls decided by the hooks and rules, nothing run (ui/try_calls.py)."""
+    from ui.try_calls import try_calls, would_ask
 
-    try:
-        calls = read_calls(args.try_calls)
-    except NotCalls as failure:
-        view.error(str(failure))
-        return 2
     agent = assemble(Path.cwd(), state, model, present, would_ask,
                      product_layers(default_home(), user_hooks=user_hooks))
     if args.mode:

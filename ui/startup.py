@@ -19,7 +19,7 @@ from typing import Callable
 
 from agent.loop import Agent
 from session.journal import NOT_STARTED, RESULT_LOST, Journal
-from session.live import NoSuchSession, Session, SessionBusy
+from session.live import NoSuchSession, Session, SessionBusy, find_session, latest_session
 from session.lock import SessionLock
 from session.plan_revisions import pending_plan
 from session.session_list import SessionInfo
@@ -55,19 +55,38 @@ def open_session(agent: Agent, store: SessionStore | None, home: Path, view: Con
     return Session(agent, journal, context_window=context_window)
 
 
-def resume_if_asked(resume: str | None, continue_latest: bool, session: Session, view: ConsoleView,
+def session_named(store: SessionStore | None, workspace: Path, resume: str | None,
+                  continue_latest: bool) -> str:
+    """The whole id of the stored session --resume ID or --continue names ('' for neither).
+
+    Checked before anything starts, so that a flag naming no session is said first and alone:
+    NoSuchSession, naming the flag as it was typed. A store that cannot be read is left to
+    resume_if_asked, which starts a new session in memory.
+    """
+    if not (resume or continue_latest):
+        return ""
+    flag = f"--resume {resume}" if resume else "--continue"
+    try:
+        wanted = find_session(store, workspace, resume) if resume and store else resume
+        wanted = wanted or (latest_session(store, workspace) if store else "")
+    except NoSuchSession as failure:
+        raise NoSuchSession(f"{flag}: {failure}") from failure
+    except StoreUnavailable:
+        return resume or ""
+    if not wanted:
+        raise NoSuchSession(f"{flag}: no earlier session in this workspace to continue")
+    return wanted
+
+
+def resume_if_asked(wanted: str, session: Session, view: ConsoleView,
                     confirm: Callable[[str], bool] | None = None) -> int | None:
-    """Resume what --resume ID or --continue asked for; an exit code when the session cannot start.
+    """Resume the session session_named found ('' for none); an exit code when the session cannot start.
 
     `confirm` asks the user a yes/no question; None (headless) means nobody can answer.
     """
-    if not (resume or continue_latest):
+    if not wanted:
         return None
     try:
-        wanted = resume or session.latest_id()
-        if not wanted:
-            view.error("no earlier session in this workspace to continue")
-            return 2
         try:
             wanted = session.resume(wanted)
         except SessionBusy as busy:

@@ -18,7 +18,7 @@ from agent.approval import PermissionAnswer, PermissionRequest
 from agent.events import Event, ToolDecision
 from agent.loop import Agent
 from models.base import ModelError, ToolCall
-from models.scripted import load_script
+from models.scripted import read_json, script_turns
 from tools.base import ToolResult
 from ui.console import ConsoleView
 
@@ -30,23 +30,21 @@ class NotCalls(ValueError):
 
 
 def read_calls(path: Path) -> list[dict[str, Any]]:
-    """The calls in FILE, each {"name", "arguments"}; NotCalls if it holds none."""
+    """The calls in FILE, each {"name", "arguments"}; NotCalls, naming --try-calls FILE, if it holds none."""
+    label = f"--try-calls {path}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None  # load_script below says what is wrong with the file
-    if isinstance(data, dict) and isinstance(data.get("name"), str):
-        return [data]
-    if isinstance(data, list) and data and all(isinstance(c, dict) and isinstance(c.get("name"), str)
-                                               for c in data):
-        return data
-    try:
-        turns = load_script(path).turns
+        data = read_json(path, label)
+        if isinstance(data, dict) and isinstance(data.get("name"), str):
+            return [data]
+        if isinstance(data, list) and data and all(isinstance(c, dict) and isinstance(c.get("name"), str)
+                                                   for c in data):
+            return data
+        turns = script_turns(data, label)
     except ModelError as failure:
         raise NotCalls(str(failure)) from failure
     calls = [call for turn in turns for call in turn.get("tool_calls", [])]
     if not calls:
-        raise NotCalls(f"{path} holds no tool calls: write {{\"name\": \"Bash\", \"arguments\": "
+        raise NotCalls(f"{label}: holds no tool calls: write {{\"name\": \"Bash\", \"arguments\": "
                        "{\"command\": \"…\"}}, a list of them, or a --record recording")
     return calls
 
