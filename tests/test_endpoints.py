@@ -193,3 +193,13 @@ def test_doctor_fails_when_the_endpoint_does_not_answer(workspace, capsys, monke
 def test_doctor_with_the_offline_lesson_is_not_a_failure(workspace, capsys, monkeypatch):
     code, out, err = run_index(capsys, monkeypatch, "--doctor")
     assert code == 0 and "OPENAI_BASE_URL" in out
+
+
+def test_doctor_shows_a_missing_endpoint_as_not_active(server, workspace, capsys, monkeypatch):
+    row = {}
+    for env in ({}, {"OPENAI_BASE_URL": server.url}):
+        server.reply_text("OK")
+        code, out, err = run_index(capsys, monkeypatch, "--doctor", **env)
+        line = next(line for line in out.splitlines() if "model endpoint" in line)
+        row[bool(env)] = line.split("│")[2].strip()
+    assert row == {False: "no", True: "yes"}

@@ -94,7 +94,7 @@ def test_an_endpoint_error_in_the_doctor_table_stays_text() -> None:
         raise ModelError("HTTP 500: \x1b]0;pwned\x07\x1b[2J [red]fine[/red]")
 
     console = Console(file=io.StringIO(), force_terminal=True, width=200)
-    show_doctor(console, [endpoint_row(failing_model)])
+    show_doctor(console, [endpoint_row(failing_model)[0]])
     screen = console.file.getvalue()
     assert "\x1b]" not in screen and "\x1b[2J" not in screen
     assert "␛]0;pwned␇␛[2J [red]fine[/red]" in screen

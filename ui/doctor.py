@@ -22,27 +22,29 @@ PROBE_TOOL = {"type": "function", "function": {"name": "Ping", "description": "D
                                                "parameters": {"type": "object", "properties": {}}}}
 
 
-def endpoint_row(choose_model: Callable[[], Any]) -> LayerRow:
+def endpoint_row(choose_model: Callable[[], Any]) -> tuple[LayerRow, bool]:
     """The model endpoint: its family (from the base URL) and what one small request taught it.
 
+    Also whether it failed: a configured endpoint that cannot be used is something to fix,
+    while none configured (the offline lesson runs) is a choice, shown as not active.
     The request carries one tool, so a server that cannot call tools says so here;
     it is tried twice at most, without waiting.
     """
     try:
         model = choose_model()
     except ModelError as failure:
-        return LayerRow(ENDPOINT, False, "the configured model", str(failure))
+        return LayerRow(ENDPOINT, False, "the configured model", str(failure)), True
     describe = getattr(model, "describe_endpoint", None)
     if describe is None:
-        return LayerRow(ENDPOINT, True, f"{model.name}: no endpoint configured",
+        return LayerRow(ENDPOINT, False, f"{model.name}: no endpoint configured",
                         "to use one, set OPENAI_BASE_URL (with OPENAI_API_KEY if it needs a "
-                        "key), or OPENAI_API_KEY alone for OpenAI")
+                        "key), or OPENAI_API_KEY alone for OpenAI"), False
     model.max_retries, model.retry_delay = 1, 0.0
     try:
         model.complete(PROBE, [PROBE_TOOL], lambda piece: None)
     except ModelError as failure:
-        return LayerRow(ENDPOINT, False, model.endpoint, str(failure))
-    return LayerRow(ENDPOINT, True, describe())
+        return LayerRow(ENDPOINT, False, model.endpoint, str(failure)), True
+    return LayerRow(ENDPOINT, True, describe()), False
 
 
 def show_doctor(console: Console, rows: list[LayerRow]) -> None:
@@ -62,9 +64,10 @@ def show_doctor(console: Console, rows: list[LayerRow]) -> None:
 def run_doctor(choose_model: Callable[[], Any]) -> int:
     """`--doctor`: this machine's sandbox layers and the model endpoint, in one table.
 
-    Exit code 1 when the endpoint cannot be used: a missing sandbox layer is a fact
-    about this machine, shown with what it leaves open; a dead endpoint is something to fix.
+    Exit code 1 when the configured endpoint cannot be used: a missing sandbox layer (or no
+    endpoint at all) is a fact about this machine, shown with what it leaves open; a dead
+    endpoint is something to fix.
     """
-    endpoint = endpoint_row(choose_model)
+    endpoint, failed = endpoint_row(choose_model)
     show_doctor(Console(), [*layer_rows(detect_layers()), endpoint])
-    return 0 if endpoint.active else 1
+    return 1 if failed else 0
