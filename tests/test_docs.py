@@ -158,6 +158,16 @@ def test_both_walkthroughs_map_the_course_names_alike():
     assert english == chinese
 
 
+PENDING_PLAN = ("`s`", "`/plan show`", "`/plan approve`")
+
+
+@pytest.mark.parametrize("doc", WALKTHROUGHS, ids=lambda d: d.name)
+def test_each_walkthrough_says_how_to_come_back_to_a_plan_saved_for_later(doc):
+    """One paragraph names the key that saves a plan and the two commands that bring it back."""
+    paragraphs = doc_text(doc).split("\n\n")
+    assert any(all(name in paragraph for name in PENDING_PLAN) for paragraph in paragraphs)
+
+
 def shown_commands(doc: Path) -> list[str]:
     """Every command in the doc's bash blocks, without its comment."""
     return [line.split("#")[0].strip() for block in SHELL_BLOCK.findall(doc_text(doc))
