@@ -82,6 +82,8 @@ MIGRATIONS = [
         created REAL NOT NULL,
         PRIMARY KEY (session_id, number));
     """,
+    # NULL in a checkpoint taken before it was kept: a rewind to it leaves the plan model alone.
+    "ALTER TABLE checkpoints ADD COLUMN plan_model TEXT;",
 ]
 
 

@@ -146,7 +146,7 @@ class SessionStore:
             db.execute("INSERT INTO plan_revisions SELECT ?, number, plan, digest, outcome, feedback, "
                        "edits, mode, created FROM plan_revisions WHERE session_id = ?", (target, source))
             db.execute("INSERT INTO checkpoints SELECT ?, number, kind, label, snapshot, position, "
-                       "plan_mode, permission_mode, todos, plan, problem, created FROM checkpoints "
+                       "plan_mode, permission_mode, todos, plan, problem, created, plan_model FROM checkpoints "
                        "WHERE session_id = ?", (target, source))
 
     def add_revision(self, session_id: str, revision: Revision) -> None:
@@ -168,24 +168,25 @@ class SessionStore:
         with self._write() as db:
             position = db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE session_id = ?",
                                   (session_id,)).fetchone()[0]
-            db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (session_id, checkpoint.number, checkpoint.kind, storable(checkpoint.label),
                         checkpoint.commit, position, checkpoint.plan_mode, checkpoint.permission_mode,
                         json.dumps([todo.as_dict() for todo in checkpoint.todos]),
                         None if checkpoint.plan is None else storable(checkpoint.plan),
-                        storable(checkpoint.problem), time.time()))
+                        storable(checkpoint.problem), time.time(),
+                        None if checkpoint.plan_model is None else storable(checkpoint.plan_model)))
 
     def checkpoints(self, session_id: str) -> list[tuple[int, CheckpointTaken]]:
         """A session's checkpoints in order, each with the place its session's entries had reached."""
         rows = self._read("SELECT position, number, kind, label, snapshot, plan_mode, permission_mode, "
-                          "todos, plan, problem FROM checkpoints WHERE session_id = ? ORDER BY number",
-                          (session_id,))
+                          "todos, plan, problem, plan_model FROM checkpoints WHERE session_id = ? "
+                          "ORDER BY number", (session_id,))
         try:
             return [(position, CheckpointTaken(number, kind, label, snapshot, bool(plan_mode), mode,
                                                tuple(Todo.from_dict(todo) for todo in json.loads(todos)),
-                                               plan, problem))
-                    for position, number, kind, label, snapshot, plan_mode, mode, todos, plan, problem
-                    in rows]
+                                               plan, problem, plan_model))
+                    for position, number, kind, label, snapshot, plan_mode, mode, todos, plan, problem,
+                    plan_model in rows]
         except (TypeError, ValueError) as exc:
             raise StoreUnavailable(f"session {session_id} in {self.path} has a damaged checkpoint: "
                                    f"{exc}") from None

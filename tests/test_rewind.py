@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.events import ModeChanged
+from models.catalog import ModelInfo
 from session.rewind.checkpoints import RewindRefused
 from session.rewind.layer import rewind_of
 from session.store import SessionStore
@@ -18,6 +19,7 @@ from tests.test_rewind_snapshots import fingerprint
 from tools.workspace import saved_plan
 from ui.export import export_markdown, export_page
 from ui.rewind_command import run_rewind
+from ui.slash import run_slash_command
 
 TODOS = [{"content": "Write the greeting", "status": "in_progress", "activeForm": "Writing it"}]
 
@@ -204,3 +206,28 @@ def test_a_checkpoint_that_does_not_exist_is_refused_with_the_range(
     session.run("first")
     with pytest.raises(RewindRefused, match=r"1 to 1"):
         rewind.rewind(4)
+
+
+def test_the_conversation_comes_back_with_the_plan_model_chosen_then(
+        workspace: Path, store: SessionStore):
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    session, live, rewind = rewindable(workspace, store, [turn("looked"), turn("looked again")])
+    session.model.catalog = [ModelInfo("planner"), ModelInfo("deep-planner")]
+    session.state.enter_plan_mode("/plan")
+    session.run("look around")
+    run_slash_command("/model plan planner", live)
+    session.run("look again")
+    run_slash_command("/model plan deep-planner", live)
+    assert session.agent.model.name == "deep-planner"
+
+    rewind.rewind(2)
+    assert session.agent.model.name == "planner"
+    assert "  ◆ plan model → planner (by /rewind 2)" in live.trace()
+    rewind.rewind(1)
+    assert session.agent.model.name == "scripted"
+    assert run_slash_command("/model plan", live).message.startswith("No plan model")
+
+    resumed, live, rewind = rewindable(workspace, store, [])
+    live.resume(session.state.session_id)
+    rewind.rewind(2, "conversation")
+    assert resumed.agent.model.name == "planner", "the stored checkpoint keeps the plan model"

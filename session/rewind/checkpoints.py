@@ -4,16 +4,17 @@ Part of rewind (a layer: layer.py attaches it). When a turn starts, before the
 user's prompt joins the history (the loop's `admit` seam, after the user's own
 UserPromptSubmit hooks), a checkpoint is taken: a snapshot of the
 workspace's files kept as a commit in the shadow repository (shadow_repo.py),
-the permission mode, the plan flag, the todos and the saved plan. It is
+the permission mode, the plan flag, the plan model, the todos and the saved plan. It is
 emitted as CheckpointTaken, which the journal stores with the conversation's
 place (how far the session's entries go), so checkpoints survive a resume; this
 process keeps each checkpoint's history too. Checkpoints are numbered from 1 in
 the session; a rewind takes one of the present first, so it can be undone.
 
 A rewind restores the files (restore.py), the conversation, or both. The
-conversation comes back with its modes, todos and plan: the history is replaced
-(Rewound, journaled, so a resume finds it), the modes go back through the
-state's own functions (only leave_plan_mode turns planning off), the todo list
+conversation comes back with its modes, plan model, todos and plan: the history is
+replaced (Rewound, journaled, so a resume finds it), the modes go back through the
+state's own functions (only leave_plan_mode turns planning off), the plan model
+is chosen again (journaled as any choice of it), the todo list
 is replaced, and the saved plan is written back or removed. While planning,
 taking a checkpoint writes only under $STEPAGENT_HOME.
 
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.history import open_calls
+from agent.plan_model import plan_model_of
 from agent.loop import Agent
 from hooks.registry import ToolCallEvent
 from session.journal import read_session
@@ -119,8 +121,10 @@ class Rewind:
                                       REF_PREFIX + self.session_id)
         except (GitFailed, OSError) as failure:
             problem = str(failure)
+        per_phase = plan_model_of(state)
         checkpoint = CheckpointTaken(number, kind, label, commit, state.plan_mode,
-                                     state.permission_mode.value, state.todos, self._plan(), problem)
+                                     state.permission_mode.value, state.todos, self._plan(), problem,
+                                     per_phase.plan_model if per_phase else None)
         self.taken.append(checkpoint)
         self._histories[number] = tuple(self.agent.messages)
         state.events.emit(checkpoint)
@@ -171,6 +175,8 @@ class Rewind:
         agent.messages[:] = history
         state.events.emit(Rewound(history, target.number))
         put_modes_back(state, target.plan_mode, target.permission_mode, cause)
+        if target.plan_model is not None and (per_phase := plan_model_of(state)) is not None:
+            per_phase.choose(target.plan_model, cause)
         if target.todos != state.todos:
             state.replace_todos(target.todos)
         if target.plan != self._plan():

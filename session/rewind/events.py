@@ -18,7 +18,9 @@ class CheckpointTaken(Event):
     """Rewind kept the files and the session's state: before prompt `label`, or before a rewind.
 
     `commit` is the files' snapshot in the shadow repository ('' when none could be taken,
-    `problem` says why); `plan` the saved plan's text, None when there was none.
+    `problem` says why); `plan` the saved plan's text, None when there was none;
+    `plan_model` the plan model chosen ('' for none), None when the checkpoint did not keep it
+    (one stored by an older stepagent, or taken without the plan-model layer).
     """
 
     number: int
@@ -30,6 +32,7 @@ class CheckpointTaken(Event):
     todos: tuple[Todo, ...]
     plan: str | None
     problem: str = ""
+    plan_model: str | None = None
 
 
 @dataclass(frozen=True)
