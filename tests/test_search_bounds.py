@@ -10,8 +10,10 @@ mode ripgrep's memory, time and kept output are bounded.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +24,7 @@ import tools.ripgrep
 from tools.bash.sandbox.status import detect_layers
 from tools.search import make_search_tools
 
+ROOT = Path(__file__).resolve().parent.parent
 RETURNS_WITHIN = 30
 
 
@@ -208,3 +211,31 @@ def test_bytes_that_are_not_utf8_are_replaced(tmp_path, layers):
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9 menu\n")
     text, failed = search(tmp_path, layers, "Grep", pattern="menu")
     assert not failed and "caf\ufffd menu" in text
+
+
+def test_a_sandbox_that_cannot_start_is_a_failure_not_no_match(tmp_path):
+    bwrap = detect_layers().bwrap
+    if not bwrap:
+        pytest.skip("bubblewrap does not run here")
+    (tmp_path / "notes.md").write_text("hello\n")
+    found = tools.ripgrep.run_ripgrep(["hello"], tmp_path, [bwrap, "--ro-bind", str(tmp_path / "gone"),
+                                                           str(tmp_path / "gone"), "--"])
+    assert found.problem.startswith("the search's sandbox could not start") and not found.lines
+
+
+def test_searches_find_files_from_an_environment_reached_through_a_link(workspace, tmp_path):
+    """A clone whose .venv is a link: the view used to bind rg below the link, fail, and read as 'no match'."""
+    linked = workspace / ".venv"
+    os.symlink(os.path.realpath(sys.prefix), linked)
+    (workspace / "notes.md").write_text("hello\n")
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "Glob", "arguments": {"pattern": "*.md"}},
+                                                  {"name": "Grep", "arguments": {"pattern": "hello"}}]},
+                                  {"text": "looked"}]))
+    ran = subprocess.run([str(linked / "bin" / "python"), str(ROOT / "index.py"), "--mode", "plan",
+                          "--script", str(script), "--output-format", "stream-json", "-p", "look"],
+                         cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    told = [line["message"]["content"] for line in map(json.loads, ran.stdout.splitlines())
+            if line["type"] == "message" and line["message"]["role"] == "tool"]
+    assert len(told) == 2 and all("notes.md" in result for result in told), told

@@ -38,6 +38,7 @@ MAX_ERROR_BYTES = 4_000
 READ_BYTES = 1 << 16
 POLL_SECONDS = 0.2  # a sub-agent's thread can only be interrupted between polls
 NOTHING_SEARCHED = "No files were searched"
+SANDBOX_FAILED = "bwrap:"  # how bubblewrap's own errors begin; it then exits 1, as rg does on no match
 
 
 @dataclass
@@ -53,14 +54,15 @@ class Found:
 
 
 def ripgrep() -> str:
-    """The rg that came with this environment's ripgrep wheel, else the one on PATH."""
+    """The real path of the rg that came with this environment's ripgrep wheel, else of the one on PATH.
+
+    Real, because the search view binds the binary at its own path, and bwrap cannot
+    bind below a link (a virtual environment reached through one, say)."""
     beside_python = Path(sys.executable).with_name("rg")
-    if beside_python.exists():
-        return str(beside_python)
-    found = shutil.which("rg")
+    found = str(beside_python) if beside_python.exists() else shutil.which("rg")
     if not found:
         raise FileNotFoundError("ripgrep (rg) is not installed; install the requirements first.")
-    return found
+    return os.path.realpath(found)
 
 
 def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None,
@@ -88,6 +90,8 @@ def run_ripgrep(arguments: list[str], cwd: Path, prefix: list[str] | None = None
     error_text = errors.decode("utf-8", "replace").strip()
     if not ended:
         return Found(problem=f"ripgrep did not finish within {TIMEOUT_SECONDS} s and was stopped")
+    if prefix and error_text.startswith(SANDBOX_FAILED):
+        return Found(problem=f"the search's sandbox could not start ({error_text})")
     if lines.more:
         return Found(lines.finish(), complete=False, dropped=lines.dropped)
     if process.returncode not in (0, 1) and NOTHING_SEARCHED not in error_text:
