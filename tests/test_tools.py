@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from tests.harness import Session, call, turn
+from tools.workspace import make_own_folder
 
 
 def run_calls(workspace, *calls, mode="yolo"):
@@ -40,18 +43,24 @@ def test_write_and_edit_refuse_paths_outside_the_workspace(workspace, tmp_path):
     assert outside.read_text() == "keep"
 
 
-def test_glob_and_grep_respect_gitignore(workspace):
-    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
-    (workspace / ".gitignore").write_text("build/\n")
+@pytest.mark.parametrize("repository", [True, False], ids=["git", "no-git"])
+def test_glob_and_grep_respect_gitignore(workspace, repository):
+    """Outside a git repository too, and so stepagent's own folder (it ignores itself) is left out."""
+    if repository:
+        subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (make_own_folder(workspace) / "plan.py").write_text("needle = 'a plan'\n")
     (workspace / "src").mkdir()
     (workspace / "src/app.py").write_text("def main():\n    return 'needle'\n")
     (workspace / "build").mkdir()
     (workspace / "build/app.py").write_text("needle = 1\n")
-    found, matches, filtered = run_calls(
-        workspace, call("Glob", pattern="*.py"), call("Grep", pattern="needle"),
+    (workspace / "src/secret.py").write_text("needle = 'hidden'\n")
+    (workspace / ".gitignore").write_text("build/\nsecret.py\n")
+    found, deep, matches, in_python, filtered = run_calls(
+        workspace, call("Glob", pattern="*.py"), call("Glob", pattern="**/*.py"),
+        call("Grep", pattern="needle"), call("Grep", pattern="needle", glob="**/*.py"),
         call("Grep", pattern="needle", glob="*.txt"))
-    assert found.splitlines() == ["src/app.py"]
-    assert matches.splitlines() == ["src/app.py:2:    return 'needle'"]
+    assert found.splitlines() == deep.splitlines() == ["src/app.py"]
+    assert matches.splitlines() == in_python.splitlines() == ["src/app.py:2:    return 'needle'"]
     assert filtered == "No matching lines found."
 
 

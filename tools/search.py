@@ -66,9 +66,25 @@ def _summary(found: Found, noun: str) -> str:
     return ("" if found.complete else "more than ") + counted(len(found.lines), noun)
 
 
+IGNORE_FILES_EVERYWHERE = ["--hidden", "--glob=!.git", "--no-require-git"]  # .gitignore outside git too
+
+
 def glob_arguments(pattern: str) -> list[str]:
     """rg's arguments for Glob (bench/search.py runs rg directly with the same)."""
-    return ["--files", "--null", "--hidden", "--glob=!.git", f"--glob={pattern}"]
+    return ["--files", "--null", *IGNORE_FILES_EVERYWHERE, *only_names(pattern)]
+
+
+def only_names(glob: str) -> list[str]:
+    """rg's arguments that keep the files `glob` matches and still leave out what ignore files hide.
+
+    rg's `--glob` overrides every ignore rule (`--glob=*.py` lists the .py files
+    .gitignore hides), a file type does not: a pattern that names no folder
+    (once a leading `**/` is dropped) is matched as a type. One that names a
+    folder, or excludes (`!`), stays a glob."""
+    name = re.sub(r"^(\*\*/)+", "", glob)
+    if "/" in name or glob.startswith("!"):
+        return [f"--glob={glob}"]
+    return [f"--type-add=pattern:{name}", "--type=pattern"]
 
 
 def grep_arguments(pattern: str, glob: str | None = None, file: str | None = None,
@@ -77,10 +93,10 @@ def grep_arguments(pattern: str, glob: str | None = None, file: str | None = Non
 
     Each but the pattern is optional; the files left out are relative to the
     searched folder, and their globs come last because later globs win."""
-    filters = [f"--glob={glob}"] if glob else []
+    filters = only_names(glob) if glob else []
     filters += [f"--glob=!/{_literal(path)}" for path in leave_out]
     target = ["--", file] if file else ["--null"]
-    return ["--line-number", "--no-heading", "--hidden", "--glob=!.git", *filters,
+    return ["--line-number", "--no-heading", *IGNORE_FILES_EVERYWHERE, *filters,
             f"--regexp={pattern}", *target]
 
 
