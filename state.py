@@ -14,8 +14,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
-from agent.events import EventBus, ModeChanged, Todo, TodosChanged, mode_label
+from agent.events import EventBus, ModeChanged, mode_label
 
 
 class PermissionMode(str, Enum):
@@ -45,12 +46,12 @@ class StateView:
 
 @dataclass
 class AppState:
-    """The session's modes, id and todos; every change is emitted as an event."""
+    """The session's modes and id; every change is emitted as an event."""
 
     permission_mode: PermissionMode = PermissionMode.BUILD
     session_id: str = field(default_factory=new_session_id)
-    todos: tuple[Todo, ...] = ()
     events: EventBus = field(default_factory=EventBus)
+    layer_state: dict[str, Any] = field(default_factory=dict)  # a seam: what layers keep (todos)
     _plan_mode: bool = field(default=False, repr=False)
 
     @property
@@ -84,31 +85,10 @@ class AppState:
         self._record(cause)
         return True
 
-    def resume_session(self, session_id: str) -> None:
-        """Carry on as a stored session: its id is used from now on."""
-        self.session_id = session_id
-
     def set_permission_mode(self, mode: PermissionMode, cause: str) -> None:
         """Switch build, edit or yolo; plan mode, if on, stays on."""
         self.permission_mode = mode
         self._record(cause)
-
-    def select(self, label: str, cause: str) -> None:
-        """Switch to a mode by its name as the user types it (plan, build, edit, yolo)."""
-        if label == "plan":
-            self.enter_plan_mode(cause)
-            return
-        mode = PermissionMode(label)
-        if self.leave_plan_mode(cause, then=mode):
-            return
-        if mode is not self.permission_mode:
-            self.set_permission_mode(mode, cause)
-
-    def replace_todos(self, todos: tuple[Todo, ...]) -> tuple[Todo, ...]:
-        """Replace the whole list; returns the old one."""
-        old, self.todos = self.todos, tuple(todos)
-        self.events.emit(TodosChanged(old, self.todos))
-        return old
 
     def _record(self, cause: str) -> None:
         self.events.emit(ModeChanged(self._plan_mode, self.permission_mode.value, cause))

@@ -17,32 +17,6 @@ class Event:
     """What every record on the stream is; a layer defines its own records beside its feature."""
 
 
-@dataclass(frozen=True)
-class Todo:
-    """One todo: `content` ("Run tests"), shown as `active_form` ("Running tests") in progress."""
-
-    content: str
-    status: str = "pending"
-    priority: str = "medium"
-    active_form: str = ""
-
-    @property
-    def shown(self) -> str:
-        """The wording a user sees: the active form while in progress."""
-        return (self.active_form or self.content) if self.status == "in_progress" else self.content
-
-    def as_dict(self) -> dict[str, str]:
-        """The one serialisation of a todo, in the model's field names: results, journal, store."""
-        return {"content": self.content, "status": self.status, "priority": self.priority,
-                "activeForm": self.active_form}
-
-    @classmethod
-    def from_dict(cls, item: dict[str, Any]) -> "Todo":
-        """A todo from as_dict's fields; sessions stored before activeForm said active_form."""
-        return cls(str(item["content"]).strip(), item["status"], item.get("priority") or "medium",
-                   str(item.get("activeForm", item.get("active_form")) or "").strip())
-
-
 def mode_label(plan_mode: bool, permission_mode: str) -> str:
     """The mode as the user names it: plan while planning, else the permission mode."""
     return "plan" if plan_mode else permission_mode
@@ -60,14 +34,6 @@ class ModeChanged(Event):
     def label(self) -> str:
         """The mode now in force, as the user names it."""
         return mode_label(self.plan_mode, self.permission_mode)
-
-
-@dataclass(frozen=True)
-class TodosChanged(Event):
-    """TodoWrite replaced the whole list."""
-
-    old: tuple[Todo, ...]
-    new: tuple[Todo, ...]
 
 
 @dataclass(frozen=True)

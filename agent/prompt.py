@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from state import AppState
-from tools.plan_mode import EXIT_PLAN_MODE, SUBAGENT, full_instructions
+from tools.plan_mode import full_instructions
+
+PLAN_HEADING = "# Plan Mode (ACTIVE)\n"
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,7 @@ Section = Callable[[PromptContext], Optional[str]]
 
 def plan_mode_section(context: PromptContext) -> str | None:
     """While planning: the plan-mode instructions, placed first."""
-    if not context.state.plan_mode:
-        return None
-    if EXIT_PLAN_MODE not in context.tool_names:  # a sub-agent: no way out to describe
-        return "# Plan Mode (ACTIVE)\n" + SUBAGENT
-    return "# Plan Mode (ACTIVE)\n" + full_instructions()
+    return PLAN_HEADING + full_instructions() if context.state.plan_mode else None
 
 
 def identity_section(context: PromptContext) -> str:

@@ -11,7 +11,8 @@ result). What it takes from its parent, and why:
 - Tools: the parent's set (ReadSessionContext included), built anew for the
   sub-agent's state by the core and the tool layers the parent's assembly names,
   minus SUBAGENT_EXCLUDED. It has nothing to enter or leave plan mode with, no
-  question for the user, and no sub-agents of its own.
+  question for the user, and no sub-agents of its own; so while planning, its
+  system prompt's plan section is PLANNING, which describes no way out.
 - Plan mode, inherited and kept in step. A
   `general` sub-agent follows its parent's mode for as long as it runs:
   planning while the parent plans, under the same guard and sandbox; free to
@@ -44,6 +45,7 @@ from agent.assemble import Layer, assemble
 from agent.batch import Mailbox, side_by_side
 from agent.events import Event, ModeChanged, TokensUsed, ToolDecision
 from agent.loop import Agent
+from agent.prompt import PLAN_HEADING, PromptContext, plan_mode_section
 from models.base import Model, ModelError
 from models.catalog import resolve_model
 from state import AppState, PermissionMode
@@ -53,6 +55,10 @@ from tools.plan_mode import PlanReview
 
 BuildAgent = Callable[[AppState, Model, Approve], Agent]
 SUBAGENT_MAX_STEPS = 30
+PLANNING = ("Plan mode is active: the agent that started you is planning, so you work under the "
+            "same rules. Do not edit files or run commands that change anything; such calls are "
+            "denied. You cannot leave plan mode. Research what your task asks and report your "
+            "findings as your final answer.")
 ROLE = {"explore": "Research only: read, search and run read-only commands. Change nothing.",
         "general": "Do the task, changing files where it needs it and where you are allowed to."}
 
@@ -191,6 +197,8 @@ def subagent_layer(agent: Agent, child_layers: Sequence[Layer],
             child.executor.tools.pop(name, None)
         child.executor.ask = executor.ask  # the parent's "don't ask again" rules hold here too
         child.max_steps = SUBAGENT_MAX_STEPS
+        child.sections = [planning_section if section is plan_mode_section else section
+                          for section in child.sections]
         return child
 
     def ask_parent(request: PermissionRequest) -> PermissionAnswer | bool:
@@ -201,6 +209,11 @@ def subagent_layer(agent: Agent, child_layers: Sequence[Layer],
     tool = make_agent_tool(subagents.run)
     executor.tools[tool.name] = tool
     executor.batch = side_by_side(mailbox)
+
+
+def planning_section(context: PromptContext) -> str | None:
+    """A sub-agent's plan section while planning: the rules, and no way out to describe."""
+    return PLAN_HEADING + PLANNING if context.state.plan_mode else None
 
 
 def _no_plans(plan: str) -> PlanReview:

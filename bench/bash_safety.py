@@ -36,6 +36,7 @@ from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.tool import make_bash_tool
 from tools.base import Tool
+from ui.modes import select
 
 RUNS = 41
 PLAIN = "subprocess.run(['true'])"
@@ -97,7 +98,7 @@ def time_the_sandbox(workspace: Path, targets: Targets) -> None:
 def _bash(workspace: Path, layers: Layers | None, mode: str = "build") -> Tool:
     """The Bash tool, planning under `layers`, or in `mode` when None."""
     state = AppState()
-    state.select(mode, "bench")
+    select(state, mode, "bench")
     if layers:
         state.enter_plan_mode("bench")
     return make_bash_tool(workspace, state, classify, layers=lambda: layers or detect_layers())

@@ -47,7 +47,7 @@ from tools.plan_mode import PlanReview
 root = sys.argv[1]
 layers = __import__("ui.product").product.product_layers() if sys.argv[2] == "product" else ()
 state = AppState(permission_mode=PermissionMode.EDIT)
-agent = assemble(Path.cwd(), state, load_lesson(repl=False), lambda plan: PlanReview("approve"),
+agent = assemble(Path.cwd(), state, load_lesson(runs_in="minimal"), lambda plan: PlanReview("approve"),
                  lambda request: True, layers)
 ran = set()
 def trace(frame, event, arg):

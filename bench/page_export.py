@@ -39,6 +39,7 @@ from models.scripted import ScriptedModel
 from session.journal import Journal
 from session.store import SessionStore
 from state import AppState
+from ui.modes import select
 from ui.plan_review import plan_review
 from ui.export import export_markdown, export_page
 
@@ -93,7 +94,7 @@ def played_session(folder: Path, messages: int) -> tuple[SessionStore, str]:
     agent = assemble(workspace, state, ReportingModel(script), lambda plan: plan_review(reviews.pop(0)),
                      lambda request: True, product_layers(store=store, window=(10**9, 0.8)))
     state.events.subscribe(Journal(store, state, workspace, warn=print).on_event)
-    state.select("yolo", "bench")
+    select(state, "yolo", "bench")
     number = 0
     while len(agent.messages) < messages:
         number += 1

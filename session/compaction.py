@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 from agent.events import Event
 from agent.history import wrap
 from models.base import ContextOverflow
+from session.plan_revisions import saved_plan
 from session.token_estimate import TokenEstimate
 from state import AppState
 from tools.safe_read import read_capped
-from tools.todos import todo_lines
-from tools.workspace import saved_plan
+from tools.todos import todo_lines, todos_of
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -63,7 +63,7 @@ def continuity(state: AppState, workspace: Path) -> str:
             text = "(it cannot be read)"
         lines.append(f"A plan file exists from plan mode at {saved}:\n{text}\n"
                      "If this plan is relevant to the current work and not yet complete, continue it.")
-    lines.append("Todo list:\n" + todo_lines(state.todos))
+    lines.append("Todo list:\n" + todo_lines(todos_of(state)))
     return "\n\n".join(lines)
 
 

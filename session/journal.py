@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.events import (Event, MessageAdded, ModeChanged, PlanReviewed, Todo, TodosChanged,
-                          TokensUsed, ToolDecision, ToolFinished, ToolStarted)
+from agent.events import (Event, MessageAdded, ModeChanged, PlanReviewed, TokensUsed, ToolDecision,
+                          ToolFinished, ToolStarted)
 from agent.executor import NOT_RUN
 from agent.plan_model import PlanModelChosen, plan_model_of
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted, SubAgentTokensUsed
@@ -37,6 +37,7 @@ from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
 from tools.ask_user import AskCountdown
 from tools.memory import MemoryChanged
+from tools.todos import Todo, TodosChanged
 
 NOT_STARTED = f"{NOT_RUN} the session ended before this call started."
 RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "

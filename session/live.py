@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import Todo, mode_label
+from agent.events import mode_label
 from agent.history import open_calls
 from agent.plan_model import plan_model_of
 from agent.loop import Agent
@@ -28,6 +28,7 @@ from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
 from settings.user_hooks import UserHooks
 from state import SESSION_ID_PREFIX, AppState, PermissionMode, new_session_id
+from tools.todos import Todo, replace_todos, todos_of
 
 AMBIGUOUS_SHOWN = 5
 
@@ -76,9 +77,9 @@ class Session:
         state = self.agent.state
         old = state.session_id
         self.agent.messages.clear()
-        state.resume_session(new_session_id())
-        if todos or state.todos:
-            state.replace_todos(todos)
+        state.session_id = new_session_id()
+        if todos or todos_of(state):
+            replace_todos(state, todos)
         self.usage.reset()
         self.changes.clear()
         self.journal.audit.clear()
@@ -132,15 +133,15 @@ class Session:
         if not self.journal.claim(session_id):
             raise SessionBusy(session_id)
         state = self.agent.state
-        state.resume_session(restored.session_id)
+        state.session_id = restored.session_id
         self.journal.audit[:] = restored.audit
         self.journal.revisions[:] = restored.revisions
         self.agent.messages[:] = restored.messages
         for call_id in open_calls(self.agent.messages):
             self.agent.add({"role": "tool", "tool_call_id": call_id,
                             "content": restored.closing_result(call_id)})
-        if restored.todos != state.todos:
-            state.replace_todos(restored.todos)
+        if restored.todos != todos_of(state):
+            replace_todos(state, restored.todos)
         put_modes_back(state, restored.plan_mode, restored.permission_mode, "resume")
         if (per_phase := plan_model_of(state)) is not None:
             per_phase.choose(restored.plan_model, "resume")

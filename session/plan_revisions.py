@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.events import PlanReviewed
-from tools.workspace import saved_plan
+from tools.workspace import OutsideWorkspace, inside, plan_path
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,18 @@ class Revision(PlanReviewed):
     """A reviewed plan (the PlanReviewed event: the text shown, how it ended), numbered in its session."""
 
     number: int = 0
+
+
+def saved_plan(workspace: Path, session_id: str) -> Path | None:
+    """The plan ExitPlanMode saved for this session, if it exists inside the workspace, else None.
+
+    What reads it again: /plan, the plan-mode reminder, compaction's continuity, /rewind.
+    """
+    try:
+        path = inside(workspace, plan_path(session_id))
+    except OutsideWorkspace:
+        return None
+    return path if path.is_file() else None
 
 
 def plan_diff(before: str, after: str, old_name: str, new_name: str) -> str:

@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 from agent.events import Event, ModeChanged
 from agent.history import reminder_kind, wrap
 from session.compaction import Compacted
+from session.plan_revisions import saved_plan
 from state import AppState
-from tools.plan_mode import ENDED, STILL_ACTIVE
-from tools.todos import todo_lines
-from tools.workspace import saved_plan
+from tools.todos import todo_lines, todos_of
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -35,6 +34,10 @@ if TYPE_CHECKING:
 PLAN_INTERVAL = 5
 TODO_INTERVAL = 10
 
+STILL_ACTIVE = ("Plan mode is active (the system prompt's first section): research only, then "
+                "present the plan with ExitPlanMode.")
+ENDED = ("Plan mode has ended. You may now edit files and run commands, within the permission "
+         "mode the user has chosen.")
 PLAN_REENTRY = ("A plan from earlier in this session is saved at {path}. Read it first; then "
                 "refine it or, if the task has changed, start a new one.")
 TODO_NUDGE = ("TodoWrite has not been used for a while. If the task has several steps, updating "
@@ -86,7 +89,7 @@ def due_reminders(state: AppState, log: ReminderLog, messages: list[dict[str, An
             text += "\n" + PLAN_REENTRY.format(path=saved)
         due.append(wrap("plan-mode", text))
     if "TodoWrite" in tool_names and _assistant_messages_since_todo(messages) >= TODO_INTERVAL:
-        due.append(wrap("todo", f"{TODO_NUDGE}\nCurrent list:\n{todo_lines(state.todos)}"))
+        due.append(wrap("todo", f"{TODO_NUDGE}\nCurrent list:\n{todo_lines(todos_of(state))}"))
     return due
 
 

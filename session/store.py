@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from agent.events import Todo
 from session.plan_revisions import Revision
 from session.ranking import bm25_order
 from session.rewind.events import CheckpointTaken
 from session.schema import MIGRATIONS, searchable_text, storable
 from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
+from tools.todos import Todo
 
 BUSY_TIMEOUT_SECONDS = 5.0
 

@@ -188,7 +188,7 @@ class LessonModel:
 
     scenario: dict[str, Any]
     name: str = NAME
-    repl: bool = True
+    runs_in: str = "repl"  # or "headless" (-p), or "minimal": how the words say to answer, run again
     steps_taken: list[str] = field(default_factory=list)
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
@@ -235,7 +235,8 @@ class LessonModel:
         plan_notes = "".join(scenario["plan_note"].format(number=number, note=note)
                              for number, note in enumerate(progress.notes, 3))
         file_notes = "".join(scenario["content_note"].format(note=note) for note in progress.notes)
-        return {"said": progress.said, "again": scenario["again"]["repl" if self.repl else "headless"],
+        return {"said": progress.said, "again": scenario["again"][self.runs_in],
+                "choices": scenario["choices"][self.runs_in],
                 "because": f" (“{progress.declined_with}”)" if progress.declined_with else "",
                 "plan": scenario["plan"].format(notes=plan_notes),
                 "handover": scenario["handover"] if handing_over else "",
@@ -251,6 +252,6 @@ def _filled(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-def load_lesson(path: Path = SCENARIO, repl: bool = True) -> LessonModel:
-    """The lesson model with its words read from the scenario file; `repl` False for -p."""
-    return LessonModel(json.loads(path.read_text(encoding="utf-8")), repl=repl)
+def load_lesson(path: Path = SCENARIO, runs_in: str = "repl") -> LessonModel:
+    """The lesson model with its words read from the scenario file, for where it `runs_in`."""
+    return LessonModel(json.loads(path.read_text(encoding="utf-8")), runs_in=runs_in)

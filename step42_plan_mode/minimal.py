@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
     """Play one turn of the lesson in the current directory; 0 when the model answered."""
     state = AppState(permission_mode=PermissionMode.EDIT)
     state.events.subscribe(show)
-    agent = assemble(Path.cwd(), state, load_lesson(repl=False), present, approve)
+    agent = assemble(Path.cwd(), state, load_lesson(runs_in="minimal"), present, approve)
     agent.on_text = lambda piece: print(piece, end="", flush=True)
     agent.on_reply_end = print
     outcome = agent.run_turn(" ".join(argv) or REQUEST)

@@ -23,6 +23,7 @@ from session.valid_history import history_problem
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
 from tools.base import Judgement
+from ui.modes import select
 from ui.plan_review import plan_review
 from tools.plan_mode import PlanReview
 
@@ -52,7 +53,7 @@ class Session:
 
     def __post_init__(self) -> None:
         self.state = AppState()
-        self.state.select(self.mode, "test")
+        select(self.state, self.mode, "test")
         self.state.events.subscribe(self._listen)
         self.model = ScriptedModel(self.turns)
         self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,

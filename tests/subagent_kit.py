@@ -19,6 +19,7 @@ from models.scripted import ScriptedModel
 from state import AppState
 from tools.ask_user import Answers, Questionnaire
 from tools.plan_mode import PlanReview
+from ui.modes import select
 
 
 @dataclass
@@ -80,7 +81,7 @@ class Parent:
 
     def __post_init__(self) -> None:
         self.state = AppState()
-        self.state.select(self.mode, "test")
+        select(self.state, self.mode, "test")
         self.state.events.subscribe(self.events.append)
         self.model = Routed(ScriptedModel(self.turns), self.subs)
         self.agent = assemble(self.workspace, self.state, self.model, self._present, self._approve,

@@ -24,8 +24,10 @@ from state import AppState
 from tests.harness import Session, call, turn
 from tests.test_leases import HOLDER, Holder
 from tests.test_sandbox import DETECTED
-from tools.base import READ_ONLY, Judgement
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY
 from tools.plan_mode import PlanReview
+from ui.modes import select
 
 ATTEMPTS = [call("Write", file_path="x.txt", content="x"),
             call("Edit", file_path="keep.txt", old_string="kept", new_string="gone"),
@@ -43,7 +45,7 @@ def test_with_only_the_core_nothing_changes_while_planning(tmp_path, mode):
     (tmp_path / "keep.txt").write_text("kept")
     before = snapshot(tmp_path)
     state = AppState()
-    state.select(mode, "test")
+    select(state, mode, "test")
     state.enter_plan_mode("test")
     asked: list[str] = []
     model = ScriptedModel([turn("", *ATTEMPTS), turn("done")])

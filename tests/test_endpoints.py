@@ -23,6 +23,8 @@ from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
 from tests.harness import assert_valid_history
+from tools.todos import todos_of
+from ui.modes import select
 from ui.plan_review import plan_review
 from ui.product import product_layers
 
@@ -34,7 +36,7 @@ def session_on(server: FakeChatServer, workspace: Path, mode: str = "plan"):
     model = OpenAIChatModel("fake-model", "test-key", server.url, retry_delay=0,
                             on_notice=notices.append)
     state = AppState()
-    state.select(mode, "test")
+    select(state, mode, "test")
     agent = assemble(workspace, state, model, lambda plan: plan_review("y"),
                      lambda question: True, product_layers())
     return agent, state, notices
@@ -66,7 +68,7 @@ def test_the_plan_mode_session_passes_on_every_endpoint_family(family_server, wo
     assert (workspace / "hello.txt").read_text() == "hello\n"
     results = [m["content"] for m in agent.messages if m["role"] == "tool"]
     assert "README.md" in results[0] and "plan-mode-guard" in results[1]
-    assert not state.plan_mode and [todo.content for todo in state.todos] == ["Write hello.txt"]
+    assert not state.plan_mode and [todo.content for todo in todos_of(state)] == ["Write hello.txt"]
     assert_valid_history(agent.messages)
     assert [notice.kind for notice in notices] == (["adapted"] if server.family.name in ADAPTS else [])
     if notices:

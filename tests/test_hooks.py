@@ -16,7 +16,8 @@ from hooks.plan_mode_guard import NAME, plan_mode_guard
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from state import PermissionMode, StateView
 from tests.harness import Session, call, turn
-from tools.base import READ_ONLY, Judgement, Tool, ToolResult, object_schema, unsafe
+from tools.base import Judgement, Tool, ToolResult, object_schema
+from tools.bash.judgements import READ_ONLY, unsafe
 
 ALL_MODES = list(PermissionMode)
 

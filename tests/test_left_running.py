@@ -28,7 +28,7 @@ from tools.bash import stop_left_running
 from tools.bash.left_running import VARIABLE, LeftProcess, this_stepagent
 from ui.console import ConsoleView
 from ui.headless import run_headless
-from ui.modes import cycle
+from ui.modes import cycle, select
 
 LEFT = re.compile(r"left running: 1 process \((\d+) [^)]+\)")
 
@@ -100,7 +100,7 @@ WAYS_IN = {
     "EnterPlanMode": lambda session: session.run("plan it"),
     "/plan": lambda session: session.state.enter_plan_mode("/plan"),
     "Shift+Tab": lambda session: [cycle(session.state, "Shift+Tab") for _ in range(3)],
-    "--mode plan": lambda session: session.state.select("plan", "--mode"),
+    "--mode plan": lambda session: select(session.state, "plan", "--mode"),
 }
 
 

@@ -8,6 +8,8 @@ import json
 from agent.approval import PermissionAnswer
 from step42_plan_mode.lesson_model import load_lesson
 from tests.harness import Session
+from tools.todos import todos_of
+from ui.modes import select
 
 FILE = "stepagent_lesson.txt"
 
@@ -118,7 +120,7 @@ def test_a_declined_write_is_said_and_nothing_written_and_go_on_asks_again(works
 def test_leaving_plan_mode_yourself_writes_without_a_plan_and_says_none_was_saved(workspace):
     session = lesson(workspace, ["n"], [True])
     session.run("add a greeting file")
-    session.state.select("build", "/mode build")
+    select(session.state, "build", "/mode build")
     session.run("just do it")
     assert session.model.steps_taken[-3:] == ["write_without_plan", "check", "done_without_plan"]
     assert not (workspace / ".stepagent" / "plans").exists()
@@ -195,7 +197,7 @@ def test_slash_lesson_forgets_the_dont_ask_again_rules_so_build_mode_asks_again(
 def test_an_approved_plan_becomes_the_todo_list_and_every_step_is_ticked_off(workspace):
     session = lesson(workspace, ["this is my note", "y"], [True])
     session.run("add a greeting file")
-    todos = session.state.todos
+    todos = todos_of(session.state)
     assert len(todos) == 3 and all(todo.status == "completed" for todo in todos), "create, check, the note"
     assert all(todo.active_form for todo in todos), "each step has its active form"
     written = [json.loads(c["function"]["arguments"])["todos"] for m in session.agent.messages
@@ -209,9 +211,9 @@ def test_without_a_plan_or_without_todowrite_the_lesson_writes_no_todos(workspac
     session = lesson(workspace, [], [True], planning=False)
     session.state.enter_plan_mode("/plan")
     session.run("add a greeting file")
-    session.state.select("build", "/mode")
+    select(session.state, "build", "/mode")
     session.run("go on")
-    assert (workspace / FILE).exists() and session.state.todos == ()
+    assert (workspace / FILE).exists() and todos_of(session.state) == ()
     assert "TodoWrite" not in called(session)
     (workspace / FILE).unlink()
     offline = lesson(workspace, ["y"], [True])

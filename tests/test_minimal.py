@@ -17,10 +17,11 @@ from tests.test_layout import CORE
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = {"step42_plan_mode.lesson_model", "step42_plan_mode.minimal"}
-# The issue's aim was 20 files and 2,200 lines. 20 files and 2,279 lines: the offline lesson model
-# (256) and this driver (73) are a seventh of it; the rest is the core (tests/test_layout.py: CORE).
+# The lesson's aim (issue 20): the offline lesson model, this driver and the core
+# (tests/test_layout.py: CORE) in at most 20 files and 2,200 lines; what is not the lesson
+# attaches as a layer beside its feature, outside this count.
 FILES_AT_MOST = 20
-LINES_AT_MOST = 2_279
+LINES_AT_MOST = 2_200
 WALKTHROUGHS = {ROOT / "step42_plan_mode" / "README.md": r"(\d+) files, ([\d,]+) lines",
                 ROOT / "step42_plan_mode" / "README.zh-CN.md": r"(\d+) 个文件、([\d,]+) 行"}
 LOADED = """
@@ -50,6 +51,15 @@ def test_y_approves_the_plan_and_the_file_is_written_after_it(tmp_path):
     assert [p.name for p in (tmp_path / ".stepagent" / "plans").iterdir()][0].startswith("plan-")
     assert ran.stdout.index("Write deny: Denied by plan-mode-guard") < ran.stdout.index("--- plan ---")
     assert "Bash deny: Denied by plan-mode-guard" in ran.stdout
+
+
+def test_the_choices_it_offers_are_the_ones_it_takes(tmp_path):
+    ran = play(tmp_path, "e\n", "-m", "step42_plan_mode.minimal")
+    assert ran.returncode == 0, ran.stderr
+    before_the_plan = ran.stdout[:ran.stdout.index("--- plan ---")]
+    assert set(re.findall(r"`([a-z])`", before_the_plan)) == {"y", "n"}
+    assert "[y/n]" in ran.stdout
+    assert list(tmp_path.iterdir()) == [], "e is not offered here, so it approves nothing"
 
 
 def test_n_rejects_the_plan_and_nothing_is_written(tmp_path):

@@ -20,6 +20,7 @@ from tests.harness import call, journaled, turn
 from tests.page_kit import attacks, hostile_session, lesson_session, page_of, read_page, tags_of
 from tools.plan_mode import PlanReview
 from tools.workspace import plan_digest
+from ui.modes import select
 from ui.page import content_policy, page_html, source_hash
 from ui.slash import run_slash_command
 
@@ -119,7 +120,7 @@ def test_write_and_edit_show_the_diff_they_made_and_a_refused_one_what_it_asked_
         turn("", call("Edit", file_path="app.py", old_string="three", new_string="THREE")),
         turn("", call("Write", file_path="app.py", content="gone\n")), turn("done")], mode="plan")
     session.state.leave_plan_mode("test")
-    session.state.select("yolo", "test")
+    select(session.state, "yolo", "test")
     session.run("change things")
     session.state.enter_plan_mode("/plan")
     session.agent.model.turns += [turn("", call("Write", file_path="app.py", content="denied\n")), turn("ok")]

@@ -11,10 +11,13 @@ import pytest
 
 from agent.events import ModeChanged, ToolFinished
 from agent.prompt import PromptContext, plan_mode_section
+from agent.subagents import planning_section
+from session.plan_revisions import saved_plan
 from state import AppState, PermissionMode
 from tests.harness import Session, assert_valid_history, call, turn
 from tools.plan_mode import REJECTED, RULES, WORKFLOW, PlanReview
-from tools.workspace import PLANS_FOLDER, OutsideWorkspace, save_plan, saved_plan, write_inside
+from tools.workspace import PLANS_FOLDER, OutsideWorkspace, save_plan, write_inside
+from ui.modes import select
 from ui.plan_review import plan_review
 
 PLAN = "1. Create hello.txt\n2. Check it"
@@ -42,7 +45,7 @@ def test_a_planning_sub_agent_is_not_told_of_an_exit_it_does_not_have():
     state = AppState()
     state.enter_plan_mode("test")
     main = plan_mode_section(PromptContext(state, Path("/w"), ("Read", "ExitPlanMode")))
-    sub = plan_mode_section(PromptContext(state, Path("/w"), ("Read",)))
+    sub = planning_section(PromptContext(state, Path("/w"), ("Read",)))
     assert main and "ExitPlanMode" in main, "the main agent is told its way out"
     assert sub and "ExitPlanMode" not in sub and "Plan Mode" in sub
 
@@ -65,7 +68,7 @@ def test_plan_mode_section_comes_first_in_the_system_prompt(workspace):
     session.run()
     system = session.last_request()[0]
     assert system["role"] == "system" and system["content"].startswith("# Plan Mode (ACTIVE)")
-    session.state.select("build", "test")
+    select(session.state, "build", "test")
     session.run()
     assert "Plan Mode" not in session.last_request()[0]["content"]
 
@@ -76,7 +79,7 @@ def test_approve_saves_plan_leaves_plan_mode_and_write_then_runs(workspace):
         turn("", call("ExitPlanMode", plan=PLAN)),
         turn("", call("Write", file_path="hello.txt", content="hi")),
         turn("done")], mode="plan", plan_answers=["y"], permission_answers=[True])
-    session.state.select("edit", "test")
+    select(session.state, "edit", "test")
     session.state.enter_plan_mode("test")
     outcome = session.run()
     assert outcome.ending == "answered"
@@ -137,7 +140,7 @@ def test_enter_plan_mode_needs_no_approval_and_turns_the_guard_on(workspace):
 def test_user_leaving_plan_by_command_is_told_to_the_model_once(workspace):
     session = Session(workspace, [turn("a"), turn("b"), turn("c")], mode="plan")
     session.run()
-    session.state.select("build", "/mode build")
+    select(session.state, "build", "/mode build")
     session.run()
     session.run()
     reminders = [m for m in session.agent.messages if "Plan mode has ended" in str(m["content"])]

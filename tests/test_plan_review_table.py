@@ -26,6 +26,7 @@ from state import AppState
 from tests.harness import call, turn
 from tools.plan_mode import APPROVED, NOT_APPROVED, REJECTED
 from ui.console import ConsoleView
+from ui.modes import select
 from ui.plan_review import CTRL_G, SHIFT_TAB, PlanReviewScreen
 from ui.question_commands import QuestionCommands
 
@@ -63,7 +64,7 @@ def review(workspace: Path, *keys, edit=None, mode: str = "build") -> Door:
     out = io.StringIO()
     view = ConsoleView(Console(file=out, width=120))
     state = AppState()
-    state.select(mode, "test")
+    select(state, mode, "test")
     commands = QuestionCommands(view)
     pressed = iter(keys)
 

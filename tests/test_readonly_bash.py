@@ -21,10 +21,10 @@ from tests.bash_corpus import CONFIG_DRIVEN, MUTATING, make_scratch, snapshot
 from tests.bash_corpus import READ_ONLY as READ_ONLY_COMMANDS
 from tests.harness import Session, call, turn
 from tools.bash.classifier.classify import SYSTEM_PATH, classify
+from tools.bash.judgements import READ_ONLY
 from tools.bash.sandbox.landlock import abi_version
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.status import detect_layers
-from tools.base import READ_ONLY
 
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
 OPTIONAL_PROGRAMS = ("node", "perl", "jq", "xxd", "shred", "python3", "time")

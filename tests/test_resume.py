@@ -19,6 +19,7 @@ from session.store import SessionStore
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
+from tools.todos import todos_of
 from tools.workspace import plan_digest, plan_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,7 @@ def test_resume_restores_messages_modes_todos_and_trace(workspace, tmp_path):
     assert second.state.session_id == first.state.session_id
     assert second.agent.messages == first.agent.messages
     assert second.state.plan_mode and second.state.permission_mode.value == "edit"
-    assert second.state.todos == first.state.todos
+    assert todos_of(second.state) == todos_of(first.state)
     second.run("go on")
     assert second.model.requests[0][1:len(first.agent.messages) + 1] == first.agent.messages
     trace = "\n".join(resumed.trace())

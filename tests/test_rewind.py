@@ -11,12 +11,13 @@ import pytest
 
 from agent.events import ModeChanged
 from models.catalog import ModelInfo
+from session.plan_revisions import saved_plan
 from session.rewind.checkpoints import RewindRefused
 from session.rewind.layer import rewind_of
 from session.store import SessionStore
 from tests.harness import call, journaled, turn
 from tests.test_rewind_snapshots import fingerprint
-from tools.workspace import saved_plan
+from tools.todos import todos_of
 from ui.export import export_markdown, export_page
 from ui.rewind_command import run_rewind
 from ui.slash import run_slash_command
@@ -154,7 +155,7 @@ def test_the_conversation_comes_back_with_plan_mode_the_todos_and_the_plan(
     session.state.enter_plan_mode("/plan")
     session.run("plan a greeting")
     session.run("now write it")
-    assert not session.state.plan_mode and session.state.todos
+    assert not session.state.plan_mode and todos_of(session.state)
     assert saved_plan(workspace, session.state.session_id) is not None
     changes: list[ModeChanged] = []
     session.state.events.subscribe(lambda e: changes.append(e) if isinstance(e, ModeChanged) else None)
@@ -163,12 +164,12 @@ def test_the_conversation_comes_back_with_plan_mode_the_todos_and_the_plan(
 
     assert session.state.plan_mode and session.state.permission_mode.value == "edit"
     assert [(e.plan_mode, e.cause) for e in changes] == [(True, "/rewind 1")]
-    assert session.state.todos == ()
+    assert todos_of(session.state) == ()
     assert saved_plan(workspace, session.state.session_id) is None
     assert not (workspace / "hello.txt").exists()
 
     rewind.rewind(2, "conversation")
-    assert session.state.plan_mode is False and [t.content for t in session.state.todos] == [
+    assert session.state.plan_mode is False and [t.content for t in todos_of(session.state)] == [
         "Write the greeting"]
     assert saved_plan(workspace, session.state.session_id).read_text() == "# Greet\nWrite it.\n"
     assert changes[-1] == ModeChanged(False, "edit", "/rewind 2")

@@ -24,8 +24,8 @@ import pytest
 
 from state import AppState
 from tools.bash.sandbox.status import Layers, detect_layers
+from tools.bash.judgements import READ_ONLY
 from tools.bash.tool import make_bash_tool
-from tools.base import READ_ONLY
 
 DETECTED = detect_layers()
 FULL = pytest.param(DETECTED, id="full", marks=pytest.mark.skipif(
@@ -262,11 +262,12 @@ from pathlib import Path
 from state import AppState
 from tools.bash.sandbox.status import detect_layers
 from dataclasses import replace
+from tools.bash.judgements import READ_ONLY
 from tools.bash.tool import make_bash_tool
-from tools.base import READ_ONLY
+from ui.modes import select
 state = AppState()
 if sys.argv[2] == "yolo":
-    state.select("yolo", "test")
+    select(state, "yolo", "test")
 elif sys.argv[2] != "build":
     state.enter_plan_mode("test")
 layers = detect_layers() if sys.argv[2] != "landlock" else replace(detect_layers(), bwrap=None)

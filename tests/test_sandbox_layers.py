@@ -19,6 +19,7 @@ from state import AppState
 from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers, layer_rows, plan_mode_notice
 from tools.bash.tool import make_bash_tool
+from ui.modes import select
 
 FULL = Layers(bwrap="/usr/bin/bwrap", landlock_abi=7, seccomp=True, cgroup=True, root=True,
               perl="/usr/bin/perl")
@@ -97,7 +98,7 @@ def test_outside_plan_mode_what_runs_unasked_is_narrowed_and_yolo_is_not(reposit
     bash = make_bash_tool(repository, state, classify, layers=lambda: NOTHING)
     assert not bash.judge_call({"command": "git diff"}).read_only
     assert bash.judge_call({"command": "git log --oneline"}).read_only
-    state.select("yolo", "test")
+    select(state, "yolo", "test")
     assert bash.judge_call({"command": "git diff"}).read_only
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import Todo
 from session.schema import MIGRATIONS
 from session.store import SessionStore, StoreUnavailable
+from tools.todos import Todo
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from agent.events import ModeChanged, Todo, TodosChanged
+from agent.events import ModeChanged
 from state import AppState, PermissionMode, StateView, new_session_id
-from ui.modes import cycle
+from ui.modes import cycle, select
 
 
 def watched(state: AppState) -> list[ModeChanged]:
@@ -42,9 +42,9 @@ def test_the_permission_mode_changes_under_plan_mode_and_leaving_returns_to_it()
 def test_select_by_name_enters_or_leaves_plan_mode_with_the_cause():
     state = AppState()
     changes = watched(state)
-    state.select("plan", "/plan")
-    state.select("edit", "/mode edit")
-    state.select("edit", "/mode edit again")
+    select(state, "plan", "/plan")
+    select(state, "edit", "/mode edit")
+    select(state, "edit", "/mode edit again")
     assert state.mode_label == "edit"
     assert changes == [ModeChanged(True, "build", "/plan"), ModeChanged(False, "edit", "/mode edit")]
 
@@ -79,20 +79,10 @@ def test_hooks_see_a_snapshot_of_the_flag_the_mode_and_the_session():
     assert state.view() == StateView(True, PermissionMode.EDIT, "sess_x")
 
 
-def test_session_ids_are_sess_and_16_hex_digits_and_a_resume_takes_the_stored_one():
+def test_session_ids_are_sess_and_16_hex_digits_and_hooks_see_the_one_in_use():
     assert re.fullmatch(r"sess_[0-9a-f]{16}", new_session_id())
     assert new_session_id() != new_session_id()
     state = AppState()
-    state.resume_session("sess_stored")
-    assert state.session_id == "sess_stored" and state.view().session_id == "sess_stored"
+    state.session_id = "sess_stored"  # a resume carries on under the stored id
+    assert state.view().session_id == "sess_stored"
 
-
-def test_replacing_the_todos_returns_the_old_list_and_says_so():
-    state = AppState()
-    seen = []
-    state.events.subscribe(seen.append)
-    first = (Todo("read the code", "in_progress"),)
-    assert state.replace_todos(first) == ()
-    assert state.replace_todos([]) == first
-    assert state.todos == ()
-    assert seen == [TodosChanged((), first), TodosChanged(first, ())]

@@ -10,11 +10,12 @@ import pytest
 from agent.prompt import PromptContext, build_system_prompt, plan_mode_section
 from hooks.plan_mode_guard import plan_mode_guard
 from hooks.registry import HookRegistry, ToolCallEvent
+from session.plan_revisions import saved_plan
 from state import AppState, PermissionMode, StateView
 from tools.base import Judgement, Tool, ToolResult, object_schema
 from tools.bash.classifier.sed import judge_sed
 from tools.plan_mode import make_plan_mode_tools
-from tools.workspace import saved_plan
+from ui.modes import select
 from ui.plan_review import plan_review
 
 
@@ -142,8 +143,8 @@ def test_entering_and_leaving_report_whether_anything_changed():
 
 def test_leaving_plan_mode_returns_to_the_permission_mode_before():
     state = AppState(permission_mode=PermissionMode.EDIT)
-    state.select("plan", "test")
-    state.select("plan", "again")
+    select(state, "plan", "test")
+    select(state, "plan", "again")
     assert state.mode_label == "plan"
     state.leave_plan_mode("test")
     assert state.mode_label == "edit"

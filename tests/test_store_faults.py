@@ -18,6 +18,7 @@ from session.lock import SessionLock
 from session.store import SessionStore
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
+from tools.todos import todos_of
 from ui.slash import run_slash_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +115,7 @@ def test_a_session_has_one_writer_and_a_second_can_fork_it(workspace, tmp_path):
     assert "/fork" in run_slash_command(f"/resume {first.state.session_id}", live).message
     fork_id = live.fork(first.state.session_id)
     assert fork_id != first.state.session_id and second.state.session_id == fork_id
-    assert second.agent.messages == first.agent.messages and second.state.todos == first.state.todos
+    assert second.agent.messages == first.agent.messages and todos_of(second.state) == todos_of(first.state)
     second.run("on the fork")
     first.run("on the original")
     for session in (first, second):

@@ -23,6 +23,7 @@ from tests.subagent_kit import Hooked, Parent, Routed, snapshot
 from tools.agent_tool import SUBAGENT_EXCLUDED
 from tools.ask_user import Answers
 from tools.plan_mode import PlanReview
+from ui.modes import select
 
 MUTATIONS = [call("Write", file_path="new.txt", content="x"),
              call("Edit", file_path="notes.md", old_string="hello", new_string="bye"),
@@ -244,7 +245,7 @@ def test_a_sub_agent_offers_exactly_its_parents_tools_minus_the_four(workspace, 
     sub = ScriptedModel([turn("done")])
     model = Routed(ScriptedModel([turn("", agent_call("look", "alpha")), turn("ok")]), {"alpha": sub})
     state = AppState()
-    state.select(mode, "test")
+    select(state, mode, "test")
     agent = assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False,
                      product_layers(tmp_path / "home", SessionStore(tmp_path / "sessions.db"),
                                     ask=lambda questionnaire: Answers()))

@@ -17,12 +17,13 @@ from tests.fake_chat_server import FakeChatServer
 from tests.subagent_kit import snapshot
 from tools.agent_tool import SUBAGENT_EXCLUDED
 from tools.plan_mode import PlanReview
+from ui.modes import select
 from ui.slash import run_slash_command
 
 
 def session(server: FakeChatServer, workspace, mode: str):
     state = AppState()
-    state.select(mode, "test")
+    select(state, mode, "test")
     model = OpenAIChatModel("fake-model", "test-key", server.url, retry_delay=0.0)
     return assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False,
                     product_layers())

@@ -7,14 +7,26 @@ import json
 
 from rich.console import Console
 
-from agent.events import Todo
+from state import AppState
 from tests.harness import Session, call, turn
+from tools.todos import Todo, TodosChanged, replace_todos, todos_of
 from ui.console import ConsoleView
 from ui.prompt import toolbar
 
 LIST = [{"content": "Read the code", "status": "completed", "priority": "high"},
         {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"},
         {"content": "Write docs", "status": "pending", "priority": "low"}]
+
+
+def test_replacing_the_todos_returns_the_old_list_and_says_so():
+    state = AppState()
+    seen = []
+    state.events.subscribe(seen.append)
+    first = (Todo("read the code", "in_progress"),)
+    assert replace_todos(state, first) == ()
+    assert replace_todos(state, []) == first
+    assert todos_of(state) == ()
+    assert seen == [TodosChanged((), first), TodosChanged(first, ())]
 
 
 def test_todowrite_replaces_the_list_and_reports_old_new_and_counts(workspace):
@@ -28,7 +40,7 @@ def test_todowrite_replaces_the_list_and_reports_old_new_and_counts(workspace):
     assert second["summary"] == {"pending": 1, "in_progress": 1, "completed": 1}
     assert read["todos"][1] == {"content": "Run tests", "status": "in_progress",
                                 "priority": "medium", "activeForm": "Running tests"}
-    assert session.state.todos[1].shown == "Running tests"
+    assert todos_of(session.state)[1].shown == "Running tests"
 
 
 def test_two_in_progress_items_are_refused_and_the_list_kept(workspace):
@@ -37,7 +49,7 @@ def test_two_in_progress_items_are_refused_and_the_list_kept(workspace):
                                   turn("", call("TodoWrite", todos=two)), turn("ok")])
     session.run()
     assert "At most one todo may be in_progress" in session.tool_results()[1]
-    assert [t.content for t in session.state.todos] == [i["content"] for i in LIST]
+    assert [t.content for t in todos_of(session.state)] == [i["content"] for i in LIST]
 
 
 def test_bad_items_are_refused(workspace):
@@ -48,13 +60,13 @@ def test_bad_items_are_refused(workspace):
     session.run()
     empty, blank, status = session.tool_results()
     assert "must not be empty" in empty and "non-empty" in blank and "one of" in status
-    assert session.state.todos == ()
+    assert todos_of(session.state) == ()
 
 
 def test_todos_work_while_planning_and_never_ask(workspace):
     session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")], mode="plan")
     session.run()
-    assert len(session.state.todos) == 3 and session.questions == []
+    assert len(todos_of(session.state)) == 3 and session.questions == []
 
 
 def test_console_shows_a_checklist_with_the_active_form():
@@ -83,7 +95,7 @@ def test_what_the_model_is_given_back_keeps_both_forms(workspace):
 
     session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
     session.run()
-    assert "2. [in_progress] Run tests (activeForm: Running tests)" in todo_lines(session.state.todos)
+    assert "2. [in_progress] Run tests (activeForm: Running tests)" in todo_lines(todos_of(session.state))
     assert "todos 1/3: Running tests" in toolbar(session.state, lambda: "m")().value
 
 
@@ -105,13 +117,13 @@ def test_clear_and_lesson_start_a_fresh_conversation_with_an_empty_todo_list(wor
     store, session, live = _with_todos(workspace, tmp_path)
     old = session.state.session_id
     run_slash_command("/clear", live)
-    assert session.state.todos == () and "todos" not in toolbar(session.state, lambda: "m")().value
+    assert todos_of(session.state) == () and "todos" not in toolbar(session.state, lambda: "m")().value
     assert [todo.content for todo in store.todos(old)] == ["Run tests", "Write docs"], \
         "the old session keeps its list for /resume"
-    session.state.replace_todos(tuple(Todo.from_dict(item) for item in LIST))
+    replace_todos(session.state, tuple(Todo.from_dict(item) for item in LIST))
     session.agent.model = load_lesson()
     run_slash_command("/lesson", live)
-    assert session.state.todos == ()
+    assert todos_of(session.state) == ()
 
 
 def test_c_hands_the_current_todos_to_the_fresh_conversation(workspace, tmp_path):
@@ -122,6 +134,6 @@ def test_c_hands_the_current_todos_to_the_fresh_conversation(workspace, tmp_path
     view = ConsoleView(Console(file=io.StringIO(), width=100))
     _build_fresh(live, view, "The user approved your plan.", None)
     assert session.state.session_id != old
-    assert [todo.content for todo in session.state.todos] == ["Run tests", "Write docs"]
+    assert [todo.content for todo in todos_of(session.state)] == ["Run tests", "Write docs"]
     assert [todo.content for todo in store.todos(session.state.session_id)] == ["Run tests",
                                                                                 "Write docs"]

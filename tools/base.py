@@ -49,14 +49,6 @@ class Judgement:
         return text
 
 
-READ_ONLY = Judgement(True)
-
-
-def unsafe(rule: str, token: str = "", alternative: str = "") -> Judgement:
-    """A judgement that the call could change something, saying why."""
-    return Judgement(False, rule, token, alternative)
-
-
 @dataclass(frozen=True)
 class Preview:
     """What a call will run or change, shown before the user is asked (failure mode 12).

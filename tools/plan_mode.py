@@ -4,8 +4,8 @@ plan mode says to the model.
 The words are written once. The system prompt's plan section (agent/prompt.py) carries the
 instructions (RULES, WORKFLOW, EXIT), at every request and only there; EnterPlanMode's result
 and the plan-mode reminder (session/reminders.py) point at them, so each reaches the model
-once per request. A sub-agent started while planning gets SUBAGENT instead: it has no way
-out of plan mode.
+once per request. (A sub-agent started while planning gets its own words instead,
+agent/subagents.py: it has no way out of plan mode.)
 
 ExitPlanMode is line 3 of the defence. It holds no UI: `present(plan)` is injected
 by ui/product.py (a fake in tests) and answers with a PlanReview carrying the exact text
@@ -45,14 +45,6 @@ EXIT = ("ExitPlanMode is how the user sees and approves a plan: never ask \"is t
         "happens.")
 ENTERED = ("Its instructions lead the system prompt from the next request on. Research first; "
            "do not write or edit any file yet.")
-STILL_ACTIVE = ("Plan mode is active (the system prompt's first section): research only, then "
-                "present the plan with ExitPlanMode.")
-SUBAGENT = ("Plan mode is active: the agent that started you is planning, so you work under the "
-            "same rules. Do not edit files or run commands that change anything; such calls are "
-            "denied. You cannot leave plan mode. Research what your task asks and report your "
-            "findings as your final answer.")
-ENDED = ("Plan mode has ended. You may now edit files and run commands, within the permission "
-         "mode the user has chosen.")
 
 WORKING_MODES = {
     PermissionMode.BUILD: "the user is asked before each file change or command that changes things",

@@ -1,8 +1,10 @@
-"""TodoWrite and TodoRead: the task-level progress list, kept in AppState.todos.
+"""TodoWrite and TodoRead: the task-level progress list, a layer's state kept beside AppState.
 
-Each TodoWrite replaces the whole list. At most one item may be in progress:
-that item is the agent's anchor, and two anchors leave it unsure which to go
-on with. Both tools only touch session state, so they run while planning and
+The list lives in the state's `layer_state` (`todos_of` reads it, `replace_todos`
+replaces it and emits TodosChanged, which the journal stores); the core knows
+nothing of it. Each TodoWrite replaces the whole list. At most one item may be in
+progress: that item is the agent's anchor, and two anchors leave it unsure which
+to go on with. Both tools only touch session state, so they run while planning and
 never ask. The result carries the old list, the new one and counts by status.
 """
 
@@ -10,9 +12,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.events import Todo
+from agent.events import Event
 from state import AppState
 from tools.base import Tool, ToolResult, error, object_schema
 
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
     from agent.loop import Agent
 
 STATUSES = ("pending", "in_progress", "completed")
+KEY = "todos"  # the list's place in AppState.layer_state
 PRIORITIES = ("high", "medium", "low")
 ITEM = {"type": "object",
         "properties": {"content": {"type": "string", "minLength": 1},
@@ -29,6 +33,53 @@ ITEM = {"type": "object",
                                       "description": "The same step in the present continuous, "
                                                      "shown while it is in progress: 'Running tests'."}},
         "required": ["content", "status"], "additionalProperties": False}
+
+
+@dataclass(frozen=True)
+class Todo:
+    """One todo: `content` ("Run tests"), shown as `active_form` ("Running tests") in progress."""
+
+    content: str
+    status: str = "pending"
+    priority: str = "medium"
+    active_form: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The wording a user sees: the active form while in progress."""
+        return (self.active_form or self.content) if self.status == "in_progress" else self.content
+
+    def as_dict(self) -> dict[str, str]:
+        """The one serialisation of a todo, in the model's field names: results, journal, store."""
+        return {"content": self.content, "status": self.status, "priority": self.priority,
+                "activeForm": self.active_form}
+
+    @classmethod
+    def from_dict(cls, item: dict[str, Any]) -> "Todo":
+        """A todo from as_dict's fields; sessions stored before activeForm said active_form."""
+        return cls(str(item["content"]).strip(), item["status"], item.get("priority") or "medium",
+                   str(item.get("activeForm", item.get("active_form")) or "").strip())
+
+
+@dataclass(frozen=True)
+class TodosChanged(Event):
+    """TodoWrite replaced the whole list."""
+
+    old: tuple[Todo, ...]
+    new: tuple[Todo, ...]
+
+
+def todos_of(state: AppState) -> tuple[Todo, ...]:
+    """The session's todo list (empty until the first TodoWrite)."""
+    return state.layer_state.get(KEY, ())
+
+
+def replace_todos(state: AppState, todos: tuple[Todo, ...]) -> tuple[Todo, ...]:
+    """Replace the whole list and say so (TodosChanged); returns the old one."""
+    old = todos_of(state)
+    state.layer_state[KEY] = tuple(todos)
+    state.events.emit(TodosChanged(old, todos_of(state)))
+    return old
 
 
 def as_dicts(todos: tuple[Todo, ...]) -> list[dict[str, str]]:
@@ -45,14 +96,14 @@ def make_todo_tools(state: AppState) -> list[Tool]:
         if sum(todo.status == "in_progress" for todo in todos) > 1:
             return error("At most one todo may be in_progress at a time; mark the others pending "
                          "or completed. The list was not changed.")
-        old = state.replace_todos(todos)
+        old = replace_todos(state, todos)
         counts = Counter(todo.status for todo in todos)
         return ToolResult(json.dumps({"oldTodos": as_dicts(old), "todos": as_dicts(todos),
                                       "summary": {status: counts[status] for status in STATUSES}},
                                      indent=1))
 
     def read(args: dict[str, Any]) -> ToolResult:
-        return ToolResult(json.dumps({"todos": as_dicts(state.todos)}, indent=1))
+        return ToolResult(json.dumps({"todos": as_dicts(todos_of(state))}, indent=1))
 
     return [
         Tool("TodoWrite", "Replace the whole todo list for a task of several steps. Give each item "

@@ -122,7 +122,8 @@ def make_own_folder(root: Path) -> Path:
     return folder
 
 
-def _relative_path(session_id: str) -> Path:
+def plan_path(session_id: str) -> Path:
+    """Where this session's plan is kept, relative to the workspace."""
     return PLANS_FOLDER / f"plan-{re.sub(r'[^A-Za-z0-9_-]', '-', session_id)}.md"
 
 
@@ -138,13 +139,4 @@ def plan_digest(text: str) -> str:
 
 def save_plan(workspace: Path, session_id: str, plan: str) -> Path:
     """Save the plan byte for byte; OSError (OutsideWorkspace among them) if it cannot be."""
-    return write_inside(workspace, _relative_path(session_id), plan)
-
-
-def saved_plan(workspace: Path, session_id: str) -> Path | None:
-    """The saved plan of this session if it exists inside the workspace, else None."""
-    try:
-        path = inside(workspace, _relative_path(session_id))
-    except OutsideWorkspace:
-        return None
-    return path if path.is_file() else None
+    return write_inside(workspace, plan_path(session_id), plan)

@@ -25,8 +25,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.approval import PermissionRequest
-from agent.events import (Event, ModeChanged, Todo, TodosChanged, ToolDecision, ToolFinished,
-                          ToolRequested, ToolStarted)
+from agent.events import Event, ModeChanged, ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from agent.plan_model import PlanModelChosen
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
@@ -36,6 +35,7 @@ from tools.bash.left_running import LeftProcess, describe
 from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
 from tools.memory import MemoryChanged
 from tools.plan_mode import EXIT_PLAN_MODE
+from tools.todos import Todo, TodosChanged
 from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
 from ui.safe_text import reveal, safe, safe_line, verbatim_markdown

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from agent.events import Todo, mode_label
+from agent.events import mode_label
 from agent.history import reminder_kind
 from session.live import NoSuchSession, Session, find_session
 from session.plan_revisions import Revision
 from session.store import Entry, SessionStore, StoreUnavailable
 from session.story import read_story
+from tools.todos import Todo
 from tools.workspace import OWN_FOLDER, write_atomically, write_inside
 from ui.console import ConsoleView
 from ui.page import PAGE_MARK, page_html

@@ -57,7 +57,7 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True, lesso
     base_url = os.environ.get("OPENAI_BASE_URL") or None
     if lesson or not (key or base_url):
         banner = CHOSEN_LESSON_BANNER if lesson else LESSON_BANNER
-        return load_lesson(repl=repl), banner + LESSON_TRY * repl
+        return load_lesson(runs_in="repl" if repl else "headless"), banner + LESSON_TRY * repl
     from models.openai_chat import OpenAIChatModel
 
     model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key,

@@ -54,6 +54,7 @@ from ui import startup
 from ui.callbacks import UICallbacks, callbacks_for
 from ui.console import ConsoleView
 from ui.model_choice import choose_model, open_model, open_plan_model
+from ui.modes import select
 from ui.safe_text import safe
 from ui.try_calls import NotCalls, read_calls
 from ui.workspace_trust import trusted_workspace
@@ -201,7 +202,7 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
         plan_model_of(state).choose(plan_model, "--plan-model")
     if args.mode:
         planning = state.plan_mode
-        state.select(args.mode, f"--mode {args.mode}")
+        select(state, args.mode, f"--mode {args.mode}")
         if planning and not state.plan_mode:
             view.notice(f"The resumed session was planning: --mode {args.mode} left plan mode, and "
                         "no plan was approved.", style="yellow")
@@ -228,5 +229,5 @@ def try_calls_from(args: argparse.Namespace, calls: list[dict], state: AppState,
     agent = assemble(Path.cwd(), state, model, present, would_ask,
                      product_layers(default_home(), user_hooks=user_hooks))
     if args.mode:
-        state.select(args.mode, "--mode")
+        select(state, args.mode, "--mode")
     return try_calls(agent, calls, view)

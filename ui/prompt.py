@@ -22,13 +22,13 @@ from prompt_toolkit.formatted_text.html import html_escape
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
+from tools.todos import Todo, todos_of
 from ui.completion import SlashCompleter
 from ui.modes import MODE_CYCLE, cycle
 from ui.safe_text import safe
 from ui.slash_help import command_names
 
 if TYPE_CHECKING:
-    from agent.events import Todo
     from session.live import Session
     from state import AppState
 
@@ -55,7 +55,7 @@ def toolbar(state: AppState, model_name: Callable[[], str],
     def render() -> HTML:
         mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
                 if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
-        progress = todo_progress(state.todos)
+        progress = todo_progress(todos_of(state))
         todos = f"  ·  {html_escape(progress)}" if progress else ""
         shown = context()
         used = f"  ·  {html_escape(shown)}" if shown else ""
@@ -68,7 +68,7 @@ def status_line(state: AppState, model_name: Callable[[], str],
                 context: Callable[[], str] = lambda: "") -> str:
     """The toolbar's facts as plain text, shown under the spinner and the streaming answer."""
     parts = ["PLAN" if state.plan_mode else f"mode: {state.permission_mode.value}",
-             todo_progress(state.todos),
+             todo_progress(todos_of(state)),
              f"model: {safe(model_name())}", context()]
     return "  ·  ".join(part for part in parts if part)
 

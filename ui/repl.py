@@ -16,6 +16,7 @@ from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from tools.bash.left_running import left_by, this_stepagent
 from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
+from tools.todos import todos_of
 from ui.callbacks import UICallbacks
 from ui.console import ConsoleView
 from ui.question_commands import is_command, show_outcome
@@ -128,7 +129,7 @@ def send_turn(session: Session, view: ConsoleView, text: str, callbacks: UICallb
 def _build_fresh(session: Session, view: ConsoleView, approval: str, callbacks: UICallbacks | None) -> bool:
     """c: a new conversation (a new session) whose only context is the approval with its plan,
     and the todos; the planning conversation stays in the store."""
-    old = session.clear(todos=session.agent.state.todos)
+    old = session.clear(todos=todos_of(session.agent.state))
     view.notice(f"A fresh conversation builds the approved plan; the planning conversation is kept "
                 f"as {old} (/resume {old} goes back to it).", style="yellow")
     return send_turn(session, view, approval, callbacks)

@@ -12,11 +12,12 @@ from typing import Any
 from agent.loop import Agent
 from session.recording import differences, user_messages
 from ui.console import ConsoleView
+from ui.modes import select
 
 
 def run_check(agent: Agent, recording: dict[str, Any], view: ConsoleView) -> int:
     """Replay every recorded user message, then print each differing tool result."""
-    agent.state.select(recording.get("mode", "build"), "--check")
+    select(agent.state, recording.get("mode", "build"), "--check")
     for text in user_messages(recording):
         agent.run_turn(text)
     reports = differences(recording, agent.messages, agent.workspace, agent.state.session_id)

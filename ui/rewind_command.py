@@ -13,6 +13,7 @@ from __future__ import annotations
 from session.rewind.checkpoints import PARTS, Listed, Rewind, Rewinding, RewindRefused
 from session.rewind.git_plumbing import GitFailed
 from tools.plan_mode import APPROVED
+from tools.todos import todos_of
 from ui.safe_text import safe
 
 USAGE = "Usage: /rewind (list), /rewind N, /rewind N code, /rewind N conversation."
@@ -89,6 +90,6 @@ def _done(number: int, done: Rewinding, rewind: Rewind) -> str:
     if done.messages is not None:
         state = rewind.agent.state
         lines.append(f"  conversation: {done.messages} messages, mode {state.mode_label}, "
-                     f"{len(state.todos)} todos")
+                     f"{len(todos_of(state))} todos")
     lines.append(f"Undo with /rewind {done.undo.number}.")
     return "\n".join(lines)

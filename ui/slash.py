@@ -21,15 +21,15 @@ from session.store import StoreUnavailable
 from hooks.session_rules import KEPT_WHERE, rules_of
 from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
-from session.plan_revisions import pending_plan
+from session.plan_revisions import pending_plan, saved_plan
 from step42_plan_mode.lesson_model import LessonModel
 from tools.plan_mode import EXIT_PLAN_MODE
-from tools.workspace import saved_plan
+from tools.todos import todos_of
 from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
 from ui.model_choice import REAL_MODEL, model_named
 from ui.memory_command import edit_memory, list_memories, memory_folder
-from ui.modes import MODE_CYCLE
+from ui.modes import MODE_CYCLE, select
 from ui.rewind_command import run_rewind
 from ui.safe_text import safe
 from ui.slash_help import HELP, command_names
@@ -76,10 +76,10 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
                                 is_error=True)
         if rest == state.mode_label:
             return SlashOutcome(f"Already in {rest} mode.")
-        state.select(rest, f"/mode {rest}")
+        select(state, rest, f"/mode {rest}")
         return SlashOutcome()
     if name == "/todos":
-        lines = [todo_line(todo) for todo in state.todos]
+        lines = [todo_line(todo) for todo in todos_of(state)]
         return SlashOutcome("\n".join(lines) or "The todo list is empty.")
     if name == "/trace":
         return SlashOutcome("\n".join(session.trace()) or "No mode changes or tool calls yet.")
@@ -234,7 +234,7 @@ def _lesson(session: Session) -> SlashOutcome:
                             "is set: start stepagent without OPENAI_API_KEY (and without a local "
                             "OPENAI_BASE_URL) to take it.", is_error=True)
     old = session.clear()
-    session.agent.state.select("build", "/lesson")
+    select(session.agent.state, "build", "/lesson")
     forgotten = [rule.label for rule in rules_of(session.agent.executor).forget()]
     rules = f" Build mode asks again for {', '.join(forgotten)}." if forgotten else ""
     return SlashOutcome(f"The lesson starts again in a fresh conversation (the previous one is kept "

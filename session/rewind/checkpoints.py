@@ -34,6 +34,7 @@ from agent.loop import Agent
 from hooks.registry import ToolCallEvent
 from session.journal import read_session
 from session.live import put_modes_back
+from session.plan_revisions import saved_plan
 from session.rewind.git_plumbing import GitFailed
 from session.rewind.events import CheckpointTaken, Rewound
 from session.rewind.restore import Restoration, restore
@@ -41,7 +42,8 @@ from session.rewind.shadow_repo import Change, ShadowRepo
 from session.store import SessionStore, StoreUnavailable
 from tools.base import ToolResult
 from tools.safe_read import read_capped
-from tools.workspace import outside_workspace, resolve, save_plan, saved_plan
+from tools.todos import replace_todos, todos_of
+from tools.workspace import outside_workspace, resolve, save_plan
 
 PARTS = ("code", "conversation")
 REF_PREFIX = "refs/stepagent/"
@@ -123,7 +125,7 @@ class Rewind:
             problem = str(failure)
         per_phase = plan_model_of(state)
         checkpoint = CheckpointTaken(number, kind, label, commit, state.plan_mode,
-                                     state.permission_mode.value, state.todos, self._plan(), problem,
+                                     state.permission_mode.value, todos_of(state), self._plan(), problem,
                                      per_phase.plan_model if per_phase else None)
         self.taken.append(checkpoint)
         self._histories[number] = tuple(self.agent.messages)
@@ -177,8 +179,8 @@ class Rewind:
         put_modes_back(state, target.plan_mode, target.permission_mode, cause)
         if target.plan_model is not None and (per_phase := plan_model_of(state)) is not None:
             per_phase.choose(target.plan_model, cause)
-        if target.todos != state.todos:
-            state.replace_todos(target.todos)
+        if target.todos != todos_of(state):
+            replace_todos(state, target.todos)
         if target.plan != self._plan():
             if target.plan is None:
                 saved = saved_plan(agent.workspace, self.session_id)

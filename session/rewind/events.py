@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.events import Event, Todo
+from agent.events import Event
 from session.compaction import Compacted
+from tools.todos import Todo
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 
 VALUE_FLAGS = {"-F", "-v"}
 WRITES = [(re.compile(r"\bsystem\s*\("), "system() runs a shell command"),

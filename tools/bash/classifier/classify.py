@@ -20,7 +20,8 @@ from tools.bash.classifier.kernel_files import acting_kernel_file
 from tools.bash.classifier.option_tables import WRAPPERS, XARGS
 from tools.bash.classifier.options import Options, read_options
 from tools.bash.classifier.parse import Word, parse
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 
 SHELLS = frozenset("sh bash dash zsh ksh".split())
 RUNNERS = frozenset("eval exec source . sudo su doas nohup builtin trap alias".split())

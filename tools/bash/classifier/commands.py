@@ -18,7 +18,8 @@ from tools.bash.classifier.option_tables import (HOSTNAME, RIPGREP, SORT, SORT_W
 from tools.bash.classifier.options import read_options
 from tools.bash.classifier.git import judge_git
 from tools.bash.classifier.sed import judge_sed
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 
 PLAIN = frozenset("""
 ls cat head tail wc grep egrep fgrep pwd echo true false which type stat du df nl

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from tools.bash.classifier.flags import forbidden_flag, positionals
 from tools.bash.classifier.options import Options, long_options, read_options
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 
 GLOBAL_WITH_VALUE = {"-C", "--namespace"}
 GLOBAL_FLAGS = {"--no-pager", "--no-replace-objects", "--literal-pathspecs",

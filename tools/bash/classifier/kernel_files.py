@@ -31,7 +31,8 @@ import os
 import re
 from fnmatch import fnmatchcase
 
-from tools.base import Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import unsafe
 
 ACTING = {
     "proc/kmsg": "reading /proc/kmsg waits for the kernel's log and takes each line from dmesg",

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tools.bash.classifier.kernel_files import acting_kernel_file
-from tools.base import Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import unsafe
 
 STRUCTURE = {"program", "list", "pipeline", "redirected_statement", "subshell",
              "compound_statement", "negated_command"}

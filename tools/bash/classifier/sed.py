@@ -7,7 +7,8 @@ far enough to find the commands that write files or run the shell: `w`, `W`,
 
 from __future__ import annotations
 
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 
 SAFE_SHORT = set("nErsuz")
 SAFE_LONG = {"--quiet", "--silent", "--regexp-extended", "--separate", "--null-data",

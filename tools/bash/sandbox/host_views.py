@@ -20,7 +20,8 @@ import os
 import re
 from pathlib import Path
 
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 from tools.bash.sandbox.private_folders import COVERED_FOLDERS
 
 PRIVATE_FOLDERS = (*COVERED_FOLDERS, "/dev/shm")

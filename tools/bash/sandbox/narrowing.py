@@ -19,7 +19,8 @@ import os
 from tools.bash.classifier.flags import forbidden_flag
 from tools.bash.classifier.parse import parse
 from tools.bash.sandbox.status import Layers
-from tools.base import READ_ONLY, Judgement, unsafe
+from tools.base import Judgement
+from tools.bash.judgements import READ_ONLY, unsafe
 
 SHELLS = frozenset("sh bash dash zsh ksh".split())
 GLOBAL_WITH_VALUE = {"-C", "--namespace", "--work-tree", "--git-dir"}
