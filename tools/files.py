@@ -1,13 +1,12 @@
 """Read, Write and Edit: the file tools. Read is read-only; Write and Edit change
 files, so the plan-mode guard denies them and build mode asks before them.
 
-Write and Edit refuse paths outside the workspace and write atomically (a
-temporary file renamed over the target), so an interrupted write leaves the old
-file whole. How a file the model named is read is a seam, `read_capped`: the
-core's `read_plain`, or the hardening layer's (tools/safe_read.py:
-`hardened_reads_layer`), which never blocks and acts on no file it reads. What
-Write and Edit will change, shown before the user is asked, and the diff they made
-(`ToolResult.change`), shown after, are the preview layer's (tools/preview.py).
+Write and Edit refuse paths outside the workspace and write atomically (a temporary file
+renamed over the target), so an interrupted write leaves the old file whole. Two seams: how a
+file the model named is read, `read_capped` (the core's `read_plain`, or tools/safe_read.py's,
+which never blocks and acts on no file it reads), and how Edit replaces, `replace` (the line-ends
+layer's, tools/line_ends.py, keeps them). What Write and Edit will change, and the diff they made
+(`ToolResult.change`), are the preview layer's (tools/preview.py), which replaces as Edit does.
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ def _numbered(lines: list[str], start: int) -> list[str]:
 def read_plain(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
     """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
 
-    Decoded as UTF-8 (`errors` as for bytes.decode), line ends as text-mode reading gives them.
+    Decoded as UTF-8 (`errors` as for bytes.decode), with its line ends as they are.
     Refuses the kernel's folders (/proc/kmsg gives each message to one reader) and all but regular
     files, keeps the access time of the user's own files, and breaks another process's lease on it.
     """
@@ -56,12 +55,17 @@ def read_plain(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace")
         handle = open(path, "rb")
     with handle:
         data = handle.read(limit + 1)
-    text = data[:limit].decode("utf-8", errors=errors)
-    return text.replace("\r\n", "\n").replace("\r", "\n"), len(data) > limit
+    return data[:limit].decode("utf-8", errors=errors), len(data) > limit
 
 
-def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[Tool]:
-    """Read, Write and Edit, confined to the workspace, reading files with `read_capped`."""
+def replaced_plainly(text: str, old: str, new: str, every: bool) -> tuple[str, int]:
+    """`text` with `old` replaced by `new` (the first, or `every` one), and how often `old` occurs."""
+    return text.replace(old, new, -1 if every else 1), text.count(old) if old else 0
+
+
+def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
+                    replace: Callable[[str, str, str, bool], tuple[str, int]] = replaced_plainly) -> list[Tool]:
+    """Read, Write and Edit in the workspace, reading with `read_capped` and replacing with `replace`."""
     def read(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
         if path.is_dir():
@@ -87,8 +91,7 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[T
 
     def write(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
-        refusal = outside_workspace(workspace, path)
-        if refusal:
+        if refusal := outside_workspace(workspace, path):
             return error(refusal)
         existed = path.exists()
         try:
@@ -102,8 +105,7 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[T
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
-        refusal = outside_workspace(workspace, path)
-        if refusal:
+        if refusal := outside_workspace(workspace, path):
             return error(refusal)
         try:
             text, cut = read_capped(path, errors="strict")
@@ -114,14 +116,12 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain) -> list[T
         if cut:
             return error(f"{shown(workspace, path)} is longer than {MAX_READ_BYTES} bytes; "
                          "Edit changes only smaller files.")
-        old, new = args["old_string"], args["new_string"]
-        count = text.count(old) if old else 0
+        after, count = replace(text, args["old_string"], args["new_string"], bool(args.get("replace_all")))
         if count == 0:
             return error("old_string was not found in the file; Read it and copy the text exactly.")
         if count > 1 and not args.get("replace_all"):
-            return error(f"old_string occurs {count} times; add context to make it unique, "
-                         "or set replace_all.")
-        write_atomically(path, text.replace(old, new))
+            return error(f"old_string occurs {count} times; add context to make it unique, or set replace_all.")
+        write_atomically(path, after)
         return ToolResult(f"Edited {shown(workspace, path)}: {count if args.get('replace_all') else 1} "
                           "replacement(s).", summary=f"Edited {shown(workspace, path)}")
 

@@ -84,7 +84,7 @@ def parse(path: Path) -> Memory | None:
         text, _ = read_capped(path, MAX_MEMORY_BYTES)
     except OSError:
         return None
-    match = FRONT.match(text)
+    match = FRONT.match(text.replace("\r\n", "\n"))  # a memory its user saved with CRLF ends
     if not match:
         return None
     fields = dict(line.partition(":")[::2] for line in match.group(1).splitlines() if ":" in line)

@@ -4,9 +4,11 @@ what a Write or Edit did, shown after.
 A layer (`preview_layer`): Write and Edit get a `preview` (tools/base.py: Tool.preview), the
 hardened Bash has its own (`command_preview`). UI-free data: the unified diff an Edit will
 make, the content (or the diff against the existing file) a Write will leave, the command a
-Bash call will run. The console draws it (ui/preview.py). After the call, the diff it made
-joins its result (`ToolResult.change`, for the screen; the model is not sent it), and an
-Edit's one line counts the lines it added and removed. A preview never changes anything:
+Bash call will run. The console draws it (ui/preview.py). An Edit's diff is made with the
+function the Edit replaces with (`edit_replace`: the line-ends layer's in the product), so
+the bytes asked about are the bytes written. After the call, the diff of the file's bytes
+before and after it joins its result (`ToolResult.change`, for the screen; the model is not
+sent it), and an Edit's one line counts the lines it added and removed. A preview never changes anything:
 it reads the file the call names with the file tools' reader (the safe one, tools/safe_read.py,
 in the product), and only inside the workspace, where the call can act. Without the layer the
 user is asked with the call's arguments, which hold the whole content or edit.
@@ -22,45 +24,53 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from tools.base import Preview, ToolResult
-from tools.files import Reader
+from tools.files import Reader, replaced_plainly
 from tools.workspace import outside_workspace, resolve, shown
 
 if TYPE_CHECKING:
     from agent.loop import Agent
 
+Replace = Callable[[str, str, str, bool], tuple[str, int]]  # as tools/files.py: make_file_tools takes it
 
-def preview_layer(agent: "Agent", read_capped: Reader) -> None:
-    """The layer: Write and Edit show what they will change, then the diff they made."""
+
+def preview_layer(agent: "Agent", read_capped: Reader, edit_replace: Replace = replaced_plainly) -> None:
+    """The layer: Write and Edit show what they will change, then the diff they made.
+
+    `edit_replace` is the one the Edit replaces with (tools/files.py: make_file_tools), so its
+    preview is the change it makes.
+    """
     tools, workspace = agent.executor.tools, agent.workspace
     write, edit = tools["Write"], tools["Edit"]
     tools["Write"] = replace(write, preview=lambda args: write_preview(workspace, args, read_capped),
                              handler=partial(with_change, write.handler, written, workspace, read_capped))
-    tools["Edit"] = replace(edit, preview=lambda args: edit_preview(workspace, args, read_capped),
+    tools["Edit"] = replace(edit, preview=partial(edit_preview, workspace, read_capped=read_capped,
+                                                  edit_replace=edit_replace),
                             handler=partial(with_change, edit.handler, edited, workspace, read_capped))
 
 
 def with_change(handler: Callable[[dict[str, Any]], ToolResult],
-                show: Callable[[str, dict[str, Any], ToolResult, str], ToolResult],
+                show: Callable[[Preview, ToolResult], ToolResult],
                 workspace: Path, read_capped: Reader, args: dict[str, Any]) -> ToolResult:
-    """The handler's result, with what the call changed shown by `show` when it succeeded."""
+    """The handler's result, with the diff of the file's bytes before and after it, when it succeeded."""
     path = resolve(workspace, args["file_path"])
     inside = not outside_workspace(workspace, path)
     before = current_text(path, read_capped) if inside and path.exists() else ""
     result = handler(args)
-    if result.is_error or before is None:
+    after = current_text(path, read_capped) if inside else None
+    if result.is_error or before is None or after is None:
         return result
-    return show(before, args, result, shown(workspace, path))
+    return show(diff_preview(before, after, shown(workspace, path)), result)
 
 
-def written(before: str, args: dict[str, Any], result: ToolResult, name: str) -> ToolResult:
+def written(change: Preview, result: ToolResult) -> ToolResult:
     """A Write's result with the diff it made."""
-    return replace(result, change=unified_diff(before, args["content"], name))
+    return replace(result, change=change.text)
 
 
-def edited(before: str, args: dict[str, Any], result: ToolResult, name: str) -> ToolResult:
+def edited(change: Preview, result: ToolResult) -> ToolResult:
     """An Edit's result with the diff it made, and its line counts in its one line."""
-    change = diff_preview(before, before.replace(args["old_string"], args["new_string"]), name)
-    return replace(result, change=change.text, summary=f"Edited {name}: +{change.added} −{change.removed}")
+    return replace(result, change=change.text,
+                   summary=f"Edited {change.path}: +{change.added} −{change.removed}")
 
 
 def lines_of(text: str) -> list[str]:
@@ -85,27 +95,31 @@ def diff_preview(before: str, after: str, name: str) -> Preview:
                    sum(line.startswith("-") for line in body))
 
 
-def current_text(path: Path, read_capped: Reader) -> str | None:
-    """The file's text, read with `read_capped`; None when it cannot be read whole."""
+def current_text(path: Path, read_capped: Reader, errors: str = "replace") -> str | None:
+    """The file's text, its line ends kept, or None when it cannot be read whole (or decoded)."""
     try:
-        text, cut = read_capped(path)
-    except OSError:
+        text, cut = read_capped(path, errors=errors)
+    except (OSError, UnicodeDecodeError):
         return None
     return None if cut else text
 
 
-def edit_preview(workspace: Path, args: dict[str, Any], read_capped: Reader) -> Preview:
-    """The diff an Edit will make; the bare old→new diff when the file or the text is missing."""
+def edit_preview(workspace: Path, args: dict[str, Any], read_capped: Reader,
+                 edit_replace: Replace = replaced_plainly) -> Preview:
+    """The diff an Edit will make, replaced as the Edit replaces; the bare old→new diff if it will fail."""
     path = resolve(workspace, args["file_path"])
-    name = shown(workspace, path)
-    old, new = args["old_string"], args["new_string"]
+    name, old, new, every = shown(workspace, path), args["old_string"], args["new_string"], args.get("replace_all")
     outside = bool(outside_workspace(workspace, path))
-    text = None if outside else current_text(path, read_capped)
-    if text is None or not old or old not in text:
-        problem = ("is outside the workspace" if outside else "cannot be read" if text is None
-                   else "does not contain old_string")
+    text = None if outside else current_text(path, read_capped, errors="strict")
+    try:
+        after, count = edit_replace(text, old, new, bool(every)) if text is not None else ("", 0)
+        problem = ("is outside the workspace" if outside else "cannot be read as UTF-8 text" if text is None
+                   else "does not contain old_string" if count == 0 else
+                   f"holds old_string {count} times (replace_all is not set)" if count > 1 and not every else "")
+    except ValueError as exc:
+        problem = f"cannot take this edit ({exc})"
+    if problem:
         return replace(diff_preview(old, new, name), note=f"{name} {problem}: this edit will fail")
-    after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
     return diff_preview(text, after, name)
 
 

@@ -68,12 +68,11 @@ class NotARegularFile(OSError):
 def read_capped(path: Path, limit: int = MAX_READ_BYTES, errors: str = "replace") -> tuple[str, bool]:
     """The text of a regular file, at most `limit` bytes of it, and whether it was cut.
 
-    Decoded as UTF-8 (`errors` as for bytes.decode) with line ends as text-mode
-    reading gives them (\\r\\n and a lone \\r become \\n). Raises OSError
-    (NotARegularFile for what it refuses to open) and never blocks.
+    Decoded as UTF-8 (`errors` as for bytes.decode), with its line ends as they are.
+    Raises OSError (NotARegularFile for what it refuses to open) and never blocks.
     """
     data, cut = read_bytes_capped(path, limit)
-    return data.decode("utf-8", errors=errors).replace("\r\n", "\n").replace("\r", "\n"), cut
+    return data.decode("utf-8", errors=errors), cut
 
 
 def read_bytes_capped(path: Path, limit: int = MAX_READ_BYTES) -> tuple[bytes, bool]:

@@ -87,7 +87,7 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="") as out:
             out.write(text)
         os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
         os.replace(temporary, path)

@@ -46,6 +46,7 @@ from tools.bash.stop_left_running import stop_left_running_layer
 from tools.list_models import list_models_layer
 from tools.memory import memory_layer
 from tools.plan_mode import PlanReview
+from tools.line_ends import line_ends_layer, replaced
 from tools.preview import preview_layer
 from tools.safe_read import hardened_reads_layer, read_capped
 from tools.search import search_layer
@@ -75,11 +76,13 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
     tool_layers: list[Layer] = [
         session_rules_layer,  # "yes, and don't ask again": the rules a yes adds
         hardened_reads_layer,  # Read, Write and Edit read host files the safe way
+        partial(line_ends_layer, read_capped=read_capped),  # Edit keeps each file's line ends
         partial(bash_layer, classifier=classifier),  # judged once, sandboxed while planning
         search_layer,  # Glob and Grep: ripgrep, in a read-only view
         todo_layer,  # TodoWrite and TodoRead
         list_models_layer,  # ListModels: the endpoint's catalog
-        partial(preview_layer, read_capped=read_capped),  # Write and Edit show their diff first
+        partial(preview_layer, read_capped=read_capped,  # Write and Edit show their diff first
+                edit_replace=replaced),  # the Edit's own replace, so the diff shown is the one made
     ]
     if home is not None:
         tool_layers.append(partial(memory_layer, home=home))  # Remember, Forget, the memory section

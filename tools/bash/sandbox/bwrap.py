@@ -31,8 +31,6 @@ daemon and no root. What each option gives:
   terminal to push keystrokes into (TIOCSTI).
 - `--seccomp FD`: the system-call filter of seccomp.py, loaded last; then
   the call's first program applies Landlock (landlock_in_bwrap.py).
-- `--args FD`: for a call, the mounts above (`bwrap_mounts`) come on a pipe,
-  looked up while bwrap starts (mounts_pipe.py).
 """
 
 from __future__ import annotations
@@ -67,31 +65,21 @@ def bwrap_path() -> str | None:
     return found if done.returncode == 0 else None
 
 
-def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str,
-               mounts_fd: int | None = None) -> list[str]:
+def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str) -> list[str]:
     """The bwrap command line that runs what follows it read-only, in its own namespaces.
 
-    A private tmpfs on the empty folder `scratch` is its TMPDIR. With `mounts_fd`, the
-    mounts (`bwrap_mounts`) are not on the command line: bwrap reads them from that
-    descriptor (`--args`) before it makes anything, so they can be looked up while it starts.
+    A private tmpfs on the empty folder `scratch` is its TMPDIR.
     """
-    mounts = ["--args", str(mounts_fd)] if mounts_fd is not None else bwrap_mounts(workspace, scratch)
-    argv = [bwrap, *mounts, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
-            "--new-session", "--setenv", "TMPDIR", os.path.realpath(scratch), "--chdir", str(workspace)]
+    scratch = os.path.realpath(scratch)
+    argv = [bwrap, "--ro-bind", "/", "/",
+            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
+            *private_folders_argv(os.path.realpath(workspace), scratch),
+            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
+            "--new-session", "--setenv", "TMPDIR", scratch, "--chdir", str(workspace)]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, "--"]
-
-
-def bwrap_mounts(workspace: Path, scratch: str) -> list[str]:
-    """The filesystem the call sees, as bwrap options (the covers of leased files among them).
-
-    / read-only, a minimal /dev, its own /proc, and the private folders (private_folders.py).
-    The root comes first: given none of these, bwrap has nothing to run a command from."""
-    return ["--ro-bind", "/", "/",
-            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
-            *private_folders_argv(os.path.realpath(workspace), os.path.realpath(scratch))]
 
 
 def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[str]:
@@ -113,23 +101,6 @@ def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[st
     return [bwrap, *system, *git_ignores, "--ro-bind", str(tree), str(tree),
             "--ro-bind", program, program, "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
             "--die-with-parent", "--new-session", "--chdir", str(cwd), "--"]
-
-
-def snapshot_view_argv(bwrap: str, work_tree: Path, git_dir: Path, readable: list[Path]) -> list[str]:
-    """A bwrap for rewind's git reading the workspace: it sees the workspace and little else.
-
-    `work_tree` and `readable` are read-only, `git_dir` writable; beside them
-    /dev/null and /dev/urandom (git needs both) and the system's /usr and libraries.
-    git follows what the workspace names, a `.git` file's `gitdir:` anywhere, and in
-    this view nothing outside exists, so a FIFO, /proc/kmsg or /dev/zero out there is
-    never opened; the work tree is read-only, so reading it leaves access times alone.
-    """
-    system = [argument for folder in SYSTEM_FOLDERS for argument in ("--ro-bind-try", folder, folder)]
-    extra = [argument for path in readable for argument in ("--ro-bind-try", str(path), str(path))]
-    return [bwrap, *system, "--dev-bind", "/dev/null", "/dev/null", "--dev-bind", "/dev/urandom",
-            "/dev/urandom", "--ro-bind", str(work_tree), str(work_tree), *extra,
-            "--bind", str(git_dir), str(git_dir), "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--chdir", str(work_tree), "--"]
 
 
 def file_view_argv(bwrap: str, descriptor: int, target: str, program: str) -> list[str]:
