@@ -10,7 +10,9 @@ FTS5 full-text index over the messages (Porter stemming; BM25 within the session
 ReadSessionContext searches (session/search.py). The database runs
 in WAL mode so readers never block the writer, and every write is one
 `BEGIN IMMEDIATE` transaction, so concurrent writers queue instead of failing
-half-way. The schema and its versions are in schema.py; the session list's lines in
+half-way; within the process, threads (sub-agents, the key reader of a turn,
+ui/turn_keys.py) take turns on the one connection, whose transaction they would
+share. The schema and its versions are in schema.py; the session list's lines in
 session_list.py.
 
 Any failure (locked, corrupt, unwritable) is a StoreUnavailable with a clear
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,6 +76,7 @@ class SessionStore:
 
     def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS):
         self.path = path
+        self._writing = threading.Lock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
@@ -253,19 +257,20 @@ class SessionStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise StoreUnavailable(f"session store {self.path} is busy or damaged: {exc}") from None
-        try:
-            yield self._db
-            self._db.execute("COMMIT")
-        except (sqlite3.Error, ValueError, RecursionError) as exc:  # ValueError: text SQLite cannot take
-            self._rollback()
-            raise StoreUnavailable(f"session store {self.path} refused a write: {exc}") from None
-        except BaseException:
-            self._rollback()
-            raise
+        with self._writing:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreUnavailable(f"session store {self.path} is busy or damaged: {exc}") from None
+            try:
+                yield self._db
+                self._db.execute("COMMIT")
+            except (sqlite3.Error, ValueError, RecursionError) as exc:  # ValueError: text SQLite cannot take
+                self._rollback()
+                raise StoreUnavailable(f"session store {self.path} refused a write: {exc}") from None
+            except BaseException:
+                self._rollback()
+                raise
 
     def _rollback(self) -> None:
         """Undo an open transaction; Ctrl-C may have landed before BEGIN or after COMMIT."""

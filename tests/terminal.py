@@ -1,10 +1,13 @@
-"""stepagent's REPL in a pseudo-terminal, driven as a person would drive it."""
+"""stepagent's REPL in a pseudo-terminal (Terminal) or in tmux (Screen), driven as a person would drive it."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -54,3 +57,38 @@ class Terminal:
 
     def close(self) -> None:
         self.child.terminate(force=True)
+
+
+class Screen:
+    """stepagent in a tmux window of its own, read as the user sees it (what stays on the screen)."""
+
+    def __init__(self, tmp_path: Path, workspace: Path, *args: str, env: dict[str, str] | None = None,
+                 columns: int = 120):
+        self.socket = f"stepagent-screen-{os.getpid()}-{tmp_path.name}"
+        settings = {"STEPAGENT_HOME": os.environ["STEPAGENT_HOME"], "TERM": "xterm-256color", **(env or {})}
+        command = (f"cd {shlex.quote(str(workspace))} && "
+                   + " ".join(f"{name}={shlex.quote(value)}" for name, value in settings.items())
+                   + f" {sys.executable} {ROOT / 'index.py'} {' '.join(map(shlex.quote, args))}")
+        self.tmux("new-session", "-d", "-s", "main", "-x", str(columns), "-y", "30", command)
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
+                              check=True).stdout
+
+    def text(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main")
+
+    def wait_for(self, wanted: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.text()
+            if wanted in screen:
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{wanted!r} never appeared; the screen was:\n{screen}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "main", *keys)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)

@@ -12,15 +12,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from session.store import SessionStore
-from tests.terminal import ROOT, Terminal
+from tests.terminal import Screen, Terminal
 
 QUESTION = {"question": "Which colour?", "header": "Colour",
             "options": [{"label": "Blue", "description": "calm"},
@@ -31,38 +29,6 @@ COUNTING = re.compile(r"No answer by (\d\d:\d\d:\d\d): continuing without answer
 NONE_ANSWERED = "The user answered none of the questions"
 
 pytestmark = pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
-
-
-class Screen:
-    """stepagent in a tmux window of its own, read as the user sees it."""
-
-    def __init__(self, tmp_path: Path, workspace: Path, *args: str):
-        self.socket = f"stepagent-countdown-{os.getpid()}-{tmp_path.name}"
-        command = (f"cd {workspace} && STEPAGENT_HOME={os.environ['STEPAGENT_HOME']} "
-                   f"TERM=xterm-256color {sys.executable} {ROOT / 'index.py'} {' '.join(args)}")
-        self.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", command)
-
-    def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              check=True).stdout
-
-    def text(self) -> str:
-        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main")
-
-    def wait_for(self, wanted: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.text()
-            if wanted in screen:
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"{wanted!r} never appeared; the screen was:\n{screen}")
-
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", "main", *keys)
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
 
 def tool_results(workspace: Path) -> list[str]:

@@ -23,6 +23,7 @@ from ui.console import ConsoleView
 from ui.plan_review import PlanReviewScreen
 from ui.question_commands import NO, YES, QuestionCommands, answering_commands
 from ui.safe_text import safe
+from ui.turn_keys import TurnKeys
 from ui.type_ahead import asking_fresh
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ class UICallbacks(NamedTuple):
 
     In the REPL, `review` is the plan review (whose last answer the REPL reads) and
     `commands` runs the slash commands typed at questions; both act on the session
-    once `bind` gives it to them.
+    once `bind` gives it to them. `keys` reads the keys typed while a turn runs.
     """
 
     present: Callable[[str], PlanReview]
@@ -119,6 +120,7 @@ class UICallbacks(NamedTuple):
     confirm: Callable[[str], bool] | None
     review: PlanReviewScreen | None = None
     commands: QuestionCommands | None = None
+    keys: TurnKeys | None = None
 
     def bind(self, session: Session) -> None:
         """The running session: the commands act on it, the review reads its plan revisions."""
@@ -132,19 +134,21 @@ def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
     """The REPL's callbacks, which ask through prompt-toolkit, or -p's, which cannot ask anyone.
 
     Every question reads only what is typed once it is on the screen (ui/type_ahead.py),
-    and a slash command typed at it runs as a command (ui/question_commands.py).
+    and a slash command typed at it runs as a command (ui/question_commands.py). Keys
+    typed during a turn are read as it runs (ui/turn_keys.py); the spinner shows them.
     """
     if headless:
         return UICallbacks(headless_present(view, approve_plan), headless_approve(view),
                            headless_ask(view), None)
     from prompt_toolkit import prompt
 
-    commands = QuestionCommands(view)
-    status_ask = asking_fresh(view, asking_with_status(view))
+    commands, keys = QuestionCommands(view), TurnKeys(state, lambda text: view.notice(text, style="yellow"))
+    view.draft = keys.draft
+    status_ask = asking_fresh(view, asking_with_status(view), keys)
     review = PlanReviewScreen(view, status_ask, state, commands)
     return UICallbacks(review, interactive_approve(view, answering_commands(status_ask, commands)),
-                       interactive_ask(view, answering_commands(asking_fresh(view, prompt), commands)),
-                       interactive_confirm(asking_fresh(view, prompt)), review, commands)
+                       interactive_ask(view, answering_commands(asking_fresh(view, prompt, keys), commands)),
+                       interactive_confirm(asking_fresh(view, prompt, keys)), review, commands, keys)
 
 
 def asking_with_status(view: ConsoleView) -> Callable[..., str]:

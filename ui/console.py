@@ -98,6 +98,7 @@ class ConsoleView:
     repl: bool = True
     sandbox_status: Callable[[], str] = lambda: ""
     status: Callable[[], str] = lambda: ""
+    draft: Callable[[], str] = lambda: ""
     ticker: Ticker = field(init=False)
     _stream: MarkdownStream = field(init=False)
     _reasoning: list[str] = field(default_factory=list)
@@ -105,7 +106,7 @@ class ConsoleView:
     _checkpoint_problem_shown: bool = False
 
     def __post_init__(self) -> None:
-        self.ticker = Ticker(self.console, lambda: self.status())
+        self.ticker = Ticker(self.console, lambda: self.status(), lambda: self.draft())
         self._stream = MarkdownStream(self.console, lambda: self.status())
 
     def working(self) -> None:
@@ -136,6 +137,7 @@ class ConsoleView:
             status = self.sandbox_status() if event.plan_mode else ""
             if status:
                 self.notice(status, style="dim")
+            self.ticker.restatus()
         elif isinstance(event, PlanModelChosen):
             self.notice(f"plan model → {safe(event.name) or 'off'} (by {safe(event.cause)})",
                         style="magenta")

@@ -1,7 +1,9 @@
 """The interactive loop: read a line at the prompt (ui/prompt.py), run a slash command or a turn.
 
 Ctrl-C at the prompt clears the line; during a turn it cancels the turn (the agent loop
-keeps the history valid). Ctrl-D or /exit leaves, and says how to resume and what the
+keeps the history valid). Keys typed during a turn are read as it runs (ui/turn_keys.py):
+Shift+Tab switches the mode at once (never out of plan mode), the rest waits for the next
+prompt, after Ctrl-C too. Ctrl-D or /exit leaves, and says how to resume and what the
 session's commands left running. A message that starts with a path (`/tmp/x.py is
 broken`) goes to the model, not to the commands.
 """
@@ -111,10 +113,18 @@ def send_turn(session: Session, view: ConsoleView, text: str, callbacks: UICallb
     A plan approved with c goes on in a fresh conversation that holds only the plan.
     """
     review = callbacks.review if callbacks else None
+    keys = callbacks.keys if callbacks else None
     if review is not None:
         review.last = None
     session.usage.start_turn()
-    outcome = session.agent.run_turn(text)
+    outcome = TurnOutcome("interrupted")
+    if keys is not None:
+        keys.start()
+    try:
+        outcome = session.agent.run_turn(text)
+    finally:
+        if keys is not None:
+            keys.finish(ended=outcome.ending != "interrupted")
     if callbacks and callbacks.commands and callbacks.commands.leaving:
         return True
     reviewed = review.last if review is not None else None

@@ -3,7 +3,9 @@
 It lives in a transient area at the bottom of the screen and is erased when it
 stops, so it never lands in the scrollback. Only one runs at a time, and never
 while a question is on the screen. Beside it sits the status the REPL's toolbar
-shows between turns (mode, context use), so that stays in sight during a turn.
+shows between turns (mode, context use), so that stays in sight during a turn
+(`restatus` redraws it when the mode changes mid-turn), and under it the keys
+typed meanwhile, which wait for the prompt (ui/turn_keys.py).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.spinner import Spinner
 from rich.text import Text
@@ -26,6 +28,7 @@ class Elapsed:
 
     label: str
     status: str = ""
+    draft: Callable[[], str] = lambda: ""
     started: float = field(default_factory=time.monotonic)
     spinner: Spinner = field(default_factory=lambda: Spinner("dots", style="cyan"))
 
@@ -35,7 +38,11 @@ class Elapsed:
                                       + (f"  ·  {self.status}" if self.status else ""), style="dim"))
         line = self.spinner.render(time.monotonic())
         line.no_wrap, line.overflow = True, "ellipsis"
-        return line
+        draft = self.draft()
+        if not draft:
+            return line
+        held = Text(f"  › {draft}  (kept for the prompt)", style="dim", no_wrap=True, overflow="ellipsis")
+        return Group(line, held)
 
 
 @dataclass
@@ -44,7 +51,9 @@ class Ticker:
 
     console: Console
     status: Callable[[], str] = lambda: ""
+    draft: Callable[[], str] = lambda: ""
     _live: Live | None = None
+    _shown: Elapsed | None = None
 
     def start(self, label: str) -> None:
         """Show `label` with a spinner and a running count of seconds."""
@@ -52,14 +61,19 @@ class Ticker:
         if not self.console.is_terminal:
             return
         with uninterrupted():
-            live = Live(Elapsed(label, self.status()), console=self.console, refresh_per_second=8,
-                        transient=True)
+            shown = Elapsed(label, self.status(), self.draft)
+            live = Live(shown, console=self.console, refresh_per_second=8, transient=True)
             live.start()
-            self._live = live
+            self._live, self._shown = live, shown
+
+    def restatus(self) -> None:
+        """Show the status as it is now beside the running spinner (the mode changed)."""
+        if self._shown is not None:
+            self._shown.status = self.status()
 
     def stop(self) -> None:
         """Erase the spinner, if one is running."""
         with uninterrupted():
-            live, self._live = self._live, None
+            live, self._live, self._shown = self._live, None, None
             if live is not None:
                 live.stop()

@@ -1,14 +1,15 @@
 """Type-ahead never answers a question: what was typed before a question was drawn is thrown away.
 
 Line 3 of the defence depends on it (failure mode 13). Keys typed while a call
-runs wait in two places: the terminal's input queue (the kernel holds them
-until someone reads), and prompt-toolkit's own type-ahead store (keys a
-finished prompt read past its Enter, kept for the next prompt). A question
-drawn after a `sleep` would read "y⏎" from either at once and approve a plan
-nobody saw. So every question (plan review, permission, AskUserQuestion, a
-start-up confirmation) asks through `asking_fresh`: once the question is on
-the screen, both places are emptied, the screen says how many keys were
-dropped, and only then is the answer read.
+runs wait in three places: the REPL's reader of keys typed during a turn
+(ui/turn_keys.py, which holds them for the prompt), the terminal's input queue
+(the kernel holds them until someone reads), and prompt-toolkit's own
+type-ahead store (keys a finished prompt read past its Enter, kept for the next
+prompt). A question drawn after a `sleep` would read "y⏎" from any of them at
+once and approve a plan nobody saw. So every question (plan review, permission,
+AskUserQuestion, a start-up confirmation) asks through `asking_fresh`: once the
+question is on the screen, the reader pauses and all three are emptied, the
+screen says how many keys were dropped, and only then is the answer read.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from __future__ import annotations
 import os
 import select
 import sys
+from contextlib import nullcontext
 from typing import Callable
 
 from ui.console import ConsoleView
+from ui.turn_keys import TurnKeys
 
 MAX_DISCARDED_BYTES = 1 << 20
 
@@ -60,14 +63,18 @@ def discard_terminal_queue(fd: int) -> int:
     return count
 
 
-def asking_fresh(view: ConsoleView, ask: Callable[..., str],
+def asking_fresh(view: ConsoleView, ask: Callable[..., str], keys: TurnKeys | None = None,
                  discard: Callable[[], int] = discard_type_ahead) -> Callable[..., str]:
-    """`ask`, which reads only what is typed once the question is on the screen."""
+    """`ask`, which reads only what is typed once the question is on the screen.
+
+    `keys` is the reader of the turn the question comes in: it pauses while the question waits.
+    """
     def fresh(*args, **kwargs) -> str:
         view.console.file.flush()
-        dropped = discard()
-        if dropped:
-            view.notice(f"Ignored {dropped} key{'s' * (dropped != 1)} typed before this question "
-                        "was on the screen: answer now.", style="yellow")
-        return ask(*args, **kwargs)
+        with keys.paused() if keys is not None else nullcontext(0) as held:
+            dropped = held + discard()
+            if dropped:
+                view.notice(f"Ignored {dropped} key{'s' * (dropped != 1)} typed before this question "
+                            "was on the screen: answer now.", style="yellow")
+            return ask(*args, **kwargs)
     return fresh
