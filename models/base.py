@@ -2,7 +2,8 @@
 
 `complete` streams text through `on_text` as it arrives and returns the whole
 reply: its text and its tool calls (several at once are fine), and, where the
-server reports them, token usage and the model's reasoning. Any failure the
+server reports it, token usage (the real client's reply carries the model's
+reasoning too: models/stream.py, ReasonedReply). Any failure the
 user should read is a ModelError with a one-line message; a context overflow
 is the ContextOverflow kind of it, so the loop can compact and try again.
 """
@@ -45,8 +46,6 @@ class Reply:
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
-    reasoning: str = ""
-    reasoning_field: str = ""
     finish_reason: str = "stop"
 
     @property
@@ -55,14 +54,8 @@ class Reply:
         return CUT.get(self.finish_reason, "")
 
     def as_message(self) -> dict[str, Any]:
-        """The assistant message in Chat Completions form, for the history.
-
-        Reasoning is kept under the field the server used; the client decides
-        per endpoint whether it is sent back.
-        """
+        """The assistant message in Chat Completions form, for the history."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
-        if self.reasoning:
-            message[self.reasoning_field or "reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}

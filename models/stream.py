@@ -31,6 +31,25 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 ARGUMENTS = (str, dict, list, type(None))
 
 
+@dataclass
+class ReasonedReply(Reply):
+    """A streamed reply with the model's reasoning, if the server sent any.
+
+    The reasoning is kept in the history under the field the server used; the client decides
+    per endpoint whether it is sent back (models/quirks.py).
+    """
+
+    reasoning: str = ""
+    reasoning_field: str = ""
+
+    def as_message(self) -> dict[str, Any]:
+        """The assistant message, with the reasoning when there was any."""
+        message = super().as_message()
+        if self.reasoning:
+            message[self.reasoning_field or "reasoning_content"] = self.reasoning
+        return message
+
+
 class StreamBroken(Exception):
     """The stream stopped being a valid reply; worth a retry."""
 
@@ -141,13 +160,13 @@ class StreamAssembler:
             self.by_index[key] = len(self.slots) - 1
         return self.slots[-1]
 
-    def reply(self) -> Reply:
+    def reply(self) -> ReasonedReply:
         """The finished reply; StreamBroken if the server never said it was done."""
         if self.finish_reason is None:
             raise StreamBroken("the stream ended before the reply was finished (no finish reason)")
-        return Reply("".join(self.text), self._tool_calls(), usage=self.usage,
-                     reasoning="".join(self.reasoning), reasoning_field=self.reasoning_field,
-                     finish_reason=self.finish_reason)
+        return ReasonedReply("".join(self.text), self._tool_calls(), usage=self.usage,
+                             finish_reason=self.finish_reason, reasoning="".join(self.reasoning),
+                             reasoning_field=self.reasoning_field)
 
     def _tool_calls(self) -> list[ToolCall]:
         calls: list[ToolCall] = []
