@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,15 +32,36 @@ def share_bytecode(config: pytest.Config) -> None:
     """Let the pythons the suite starts (workers, REPLs, child pytests) compile each module once.
 
     With PYTHONDONTWRITEBYTECODE set, as on some machines, every one of the hundreds of
-    processes the suite starts compiled the whole project again. They now share one bytecode
-    folder for the run, outside the source tree; a folder chosen by the user is kept.
+    processes the suite starts compiled the whole project again. They share one bytecode
+    folder instead, outside the source tree, kept in the venv from run to run (under a prefix
+    the installed libraries' bytecode is not read, so a new folder means compiling them all
+    again). A new folder is filled by one collection before the workers start, which would
+    otherwise each compile every module at once (4-5 s of CPU each). Without that variable
+    Python's own __pycache__ folders serve; a folder chosen by the user is kept.
     """
-    if os.environ.get("PYTHONPYCACHEPREFIX") or hasattr(config, "workerinput"):
+    if (not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX")
+            or hasattr(config, "workerinput")):
         return
-    folder = tempfile.mkdtemp(prefix="stepagent-tests-bytecode-")
-    os.environ["PYTHONPYCACHEPREFIX"] = folder
+    folder, new = bytecode_folder(config)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    if new and config.getoption("numprocesses", None):
+        subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+                       cwd=config.rootpath, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def bytecode_folder(config: pytest.Config) -> tuple[Path, bool]:
+    """`bytecode` in the venv running the suite (outside a venv, a folder for this run only),
+    and whether it is new."""
+    venv = Path(sys.prefix)
+    if sys.prefix != sys.base_prefix and os.access(venv, os.W_OK):
+        kept = venv / "bytecode"
+        # copies made in temporary folders (practice, child projects) are never imported again
+        shutil.rmtree(kept / Path(tempfile.gettempdir()).relative_to("/"), ignore_errors=True)
+        return kept, not kept.exists()
+    folder = tempfile.mkdtemp(prefix="stepagent-tests-bytecode-")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return Path(folder), True
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
