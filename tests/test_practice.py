@@ -40,9 +40,20 @@ def test_stubbed_copy_fails_and_the_project_passes(exercise, tmp_path):
     failed = run_practice("check", exercise.name, "--dir", str(copy))
     assert failed.returncode != 0
     assert failed.stdout.splitlines()[-1].startswith(f"Exercise {exercise.name}: failed")
-    passed = run_practice("check", exercise.name)
+
+
+@pytest.mark.slow
+def test_the_project_passes_every_exercise(capfd):
+    """`check` passes on the project for one exercise from the command line, and its check finds
+    and passes every exercise's tests at once (a test an exercise names that is renamed or
+    failing fails it): one child pytest instead of one per exercise."""
+    first = practice.EXERCISES[0]
+    passed = run_practice("check", first.name)
     assert passed.returncode == 0
-    assert passed.stdout.splitlines()[-1].startswith(f"Exercise {exercise.name}: passed")
+    assert passed.stdout.splitlines()[-1].startswith(f"Exercise {first.name}: passed")
+    tests = tuple(dict.fromkeys(test for exercise in practice.EXERCISES for test in exercise.tests))
+    every = practice.Exercise("every-exercise", "", "", (), tests, 0)
+    assert practice.check(every, ROOT) == 0, capfd.readouterr().out[-4000:]
 
 
 def test_start_refuses_a_folder_that_is_not_empty(tmp_path):
