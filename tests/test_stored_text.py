@@ -25,21 +25,18 @@ from tests.harness import assert_valid_history, call, journaled, turn
 
 ROOT = Path(__file__).resolve().parent.parent
 NESTED = '{"file_path": ' + "[" * 5000 + "]" * 5000 + "}"
-CASES = {
-    "model text": ([{"text": "answer \ud800 here"}], "hi", 0),
-    "tool arguments": ([{"tool_calls": [{"name": "Read", "arguments": {"file_path": "a\ud800.txt"}}]},
-                        {"text": "done"}], "hi", 0),
-    "tool name": ([{"tool_calls": [{"name": "Re\ud800ad", "arguments": {}}]}, {"text": "done"}],
-                  "hi", 0),
+REPLIES = [{"tool_calls": [{"name": "Read", "arguments": {"file_path": "a\ud800.txt"}}]},
+           {"tool_calls": [{"name": "Re\ud800ad", "arguments": {}}]},
+           {"tool_calls": [{"name": "TodoWrite", "arguments": {"todos": [
+               {"content": "fix \ud800", "status": "in_progress", "activeForm": "fixing \ud800"}]}}]},
+           {"tool_calls": [{"name": "Read", "arguments": NESTED}]},
+           {"text": "answer \ud800 here"}]
+CASES = {  # the model's texts share one session: one run and one resume instead of five
+    "tool arguments, tool name, todos, nested arguments and model text": (REPLIES, "hi", 0),
     "plan": ([{"tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": "1. \ud800 step"}}]}],
              "plan it", 4),
     "prompt": ([{"text": "done"}], b"x \xff", 0),
-    "todos": ([{"tool_calls": [{"name": "TodoWrite", "arguments": {"todos": [
-        {"content": "fix \ud800", "status": "in_progress", "activeForm": "fixing \ud800"}]}}]},
-        {"text": "done"}], "hi", 0),
     "prompt on standard input": ([{"text": "done"}], b"-", 0),
-    "nested arguments": ([{"tool_calls": [{"name": "Read", "arguments": NESTED}]}, {"text": "done"}],
-                         "hi", 0),
 }
 
 
