@@ -93,6 +93,21 @@ def test_a_file_the_gitignore_lists_is_named_when_a_rewind_cannot_bring_it_back(
     assert ".gitignore" in kept_out and "kept.txt" not in shown
 
 
+def test_undoing_a_rewind_brings_the_agents_file_back_and_does_not_blame_a_gitignore(
+        workspace: Path, store: SessionStore):
+    session, _, rewind = rewindable(workspace, store, [
+        turn("", call("Write", file_path="greeting.txt", content="hello\n")), turn("written")],
+        mode="yolo")
+    session.run("write a greeting")
+    run_rewind(rewind, "1")
+    assert not (workspace / "greeting.txt").exists()
+
+    shown, failed = run_rewind(rewind, "2")
+
+    assert not failed and (workspace / "greeting.txt").read_text() == "hello\n"
+    assert "1 written back" in shown and ".gitignore" not in shown
+
+
 def test_a_rewind_is_listed_and_restoring_what_it_checkpointed_undoes_it(
         workspace: Path, store: SessionStore):
     session, _, rewind = two_prompts(workspace, store, [turn("both prompts are back")])

@@ -168,7 +168,7 @@ class Rewind:
         files = restore(self.repo, undo.commit, target.commit) if code else None
         if conversation:
             self._put_conversation_back(target, history)
-        not_kept = tuple(sorted(self.written - self.repo.held(undo.commit, self.written))) if code else ()
+        not_kept = tuple(sorted(self.repo.ignored(self.written))) if code else ()
         return Rewinding(undo, files, len(history) if conversation else None, not_kept)
 
     def _put_conversation_back(self, target: CheckpointTaken, history: tuple) -> None:

@@ -118,7 +118,7 @@ class ShadowRepo:
         """
         if self._stuck:
             raise GitFailed(self._stuck)
-        config = (f"core.excludesFile={global_excludes()}", "core.splitIndex=true")
+        config = self._config()
         try:
             with self._one_at_a_time():
                 self.git.create()
@@ -153,12 +153,20 @@ class ShadowRepo:
             self.git.run("repack", "-d", "-q")
         return commit
 
-    def held(self, commit: str, paths: set[str]) -> set[str]:
-        """Those of `paths` (relative, as git writes them) that the snapshot `commit` holds."""
+    def ignored(self, paths: set[str]) -> set[str]:
+        """Those of `paths` (relative, as git writes them) that exist and are kept out of snapshots.
+
+        The ignore rules keep them out; a file tracked although ignored is not among them.
+        """
         if not paths:
             return set()
-        output = self.git.run("ls-tree", "-r", "-z", "--name-only", commit, "--", *sorted(paths))
+        output = self.git.run("ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                              "--", *sorted(paths), config=self._config(), reads_work_tree=True)
         return set(output.decode("utf-8", errors="surrogateescape").split("\0")) - {""}
+
+    @staticmethod
+    def _config() -> tuple[str, ...]:
+        return (f"core.excludesFile={global_excludes()}", "core.splitIndex=true")
 
     def changes(self, old: str, new: str) -> list[Change]:
         """The paths that differ from snapshot `old` to snapshot `new` (trees or commits)."""
