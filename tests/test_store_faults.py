@@ -168,3 +168,39 @@ def test_a_second_process_is_offered_a_fork_and_headless_is_refused(workspace, t
     assert len(sessions) == 2
     for info in sessions:
         assert_valid_history([e.payload for e in store.entries(info.id) if e.kind == "message"])
+
+
+def unusable_home(tmp_path: Path, how: str) -> Path:
+    """A STEPAGENT_HOME whose store cannot be used: a file that is no database, or no folder at all."""
+    if how == "junk":
+        (tmp_path / "junk").mkdir()
+        (tmp_path / "junk" / "sessions.db").write_text("junk\n")
+        return tmp_path / "junk"
+    (tmp_path / "a-file").write_text("")
+    return tmp_path / "a-file" / "home"
+
+
+@pytest.mark.parametrize("how", ["junk", "not a folder"])
+def test_a_pending_plan_that_was_not_saved_offers_no_resume_and_no_rewind(workspace, tmp_path, how):
+    plan = {"tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": "## Plan\n1. greet"}}]}
+    (workspace / "plan.json").write_text(json.dumps([plan]))
+    done = stepagent(workspace, unusable_home(tmp_path, how),
+                     "--script", "plan.json", "--mode", "plan", "-p", "greet")
+    assert done.returncode == 4, done.stderr
+    assert "will not be saved" in done.stderr and "not saved" in done.stderr.split("exit code 4")[1]
+    assert "--resume" not in done.stderr and "/rewind" not in done.stderr
+
+
+def test_leaving_a_repl_whose_session_was_not_saved_offers_no_resume(workspace, tmp_path):
+    (workspace / "s.json").write_text('[{"text": "hello there"}]')
+    terminal = Terminal.start(workspace, "--script", "s.json",
+                              env={"STEPAGENT_HOME": str(unusable_home(tmp_path, "junk"))})
+    try:
+        terminal.expect_text("will not be saved")
+        terminal.sendline("hi")
+        terminal.expect_text("hello there")
+        terminal.sendline("/exit")
+        terminal.expect(pexpect.EOF)
+        assert "--resume" not in terminal.child.before
+    finally:
+        terminal.close()

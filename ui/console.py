@@ -162,9 +162,9 @@ class ConsoleView:
             self.show_left_running_stopped(event)
         elif isinstance(event, CheckpointTaken) and event.problem and not self._checkpoint_problem_shown:
             self._checkpoint_problem_shown = True
+            still = " /rewind can still restore the conversation." if self.repl else ""
             self.notice(f"The checkpoint before this prompt holds no snapshot of the files: "
-                        f"{safe(event.problem)}. /rewind can still restore the conversation.",
-                        style="yellow")
+                        f"{safe(event.problem)}.{still}", style="yellow")
 
     def show_left_running_stopped(self, event: LeftRunningStopped) -> None:
         """Plan mode began: one line for what earlier commands left running and was stopped."""

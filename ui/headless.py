@@ -16,7 +16,7 @@ failed, the answer was cut off or filtered (`ending` "cut" in JSON; what came is
 still printed), or the turn stopped on an internal error; 4 the model made a plan and
 nobody approved it: the plan is printed (as the answer, or as `plan` in JSON),
 not saved, nothing was changed, and the command to review it in the REPL is
-printed; 5 the turn answered, but calls that needed an answer nobody could give
+printed (unless the session store could not be used, so there is none); 5 the turn answered, but calls that needed an answer nobody could give
 were denied (listed as `unanswered` in JSON, and on stderr); 130 interrupted; 141
 the reader of stdout went away (`| head -1`): the run ends there, quietly, as Unix
 tools end on SIGPIPE. With stdout closed (`>&-`) the run goes on and writes
@@ -46,8 +46,12 @@ UNANSWERED_DENIALS = 5
 READER_GONE = 141
 
 
-def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: str = "text") -> int:
-    """Run one turn and report it in the chosen format; the exit code says how it ended."""
+def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: str = "text",
+                 saved: Callable[[], bool] = lambda: True) -> int:
+    """Run one turn and report it in the chosen format; the exit code says how it ended.
+
+    `saved` tells, at the end, whether the session is in the store (so it can be resumed).
+    """
     usage, unanswered = UsageMeter(), Unanswered()
     agent.state.events.subscribe(usage.on_event)
     agent.state.events.subscribe(unanswered.on_event)
@@ -67,12 +71,17 @@ def run_headless(agent: Agent, prompt: str, view: ConsoleView, output_format: st
         view.error(f"not run, for want of an answer nobody can give in -p: "
                    f"{', '.join(d['tool'] for d in unanswered.denials)} (--mode edit or yolo "
                    "allows them)")
-    if code == PLAN_NOT_APPROVED:
+    if code == PLAN_NOT_APPROVED and saved():
         view.notice("The plan awaits your approval; nobody can review it in a -p run, so nothing "
                     "was changed (exit code 4). To approve a plan in -p, run again with "
                     "--approve-plan; to review this one, resume the session interactively:",
                     style="yellow")
         view.command("", resume_command(agent.state.session_id))
+    elif code == PLAN_NOT_APPROVED:
+        view.notice("The plan awaits your approval; nobody can review it in a -p run, so nothing "
+                    "was changed (exit code 4). This session was not saved, so it cannot be "
+                    "resumed; to approve a plan in -p, run again with --approve-plan.",
+                    style="yellow")
     elif outcome.ending == "interrupted":
         view.error("interrupted")
     elif code == 1:

@@ -134,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if headless:
         from ui.headless import run_headless
 
-        return run_headless(session.agent, args.prompt, view, args.output_format)
+        return run_headless(session.agent, args.prompt, view, args.output_format,
+                            saved=lambda: session.store is not None)
     from ui.prompt import history_at, repl_prompt
     from ui.repl import run_repl
 

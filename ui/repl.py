@@ -59,7 +59,7 @@ def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_m
             _loop(session, view, prompt, callbacks, typed or [])
     finally:
         view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
-        if agent.messages:
+        if agent.messages and session.store is not None:
             view.command("Resume this session with:", resume_command(agent.state.session_id))
     return 0
 
