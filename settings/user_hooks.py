@@ -50,14 +50,10 @@ class Ruling:
 
 @dataclass(frozen=True)
 class Loaded:
-    """The settings in effect (with the problems met reading them), and what trust would add.
-
-    `off` is the line that says what waits for trust ('' when nothing does).
-    """
+    """The settings in effect (with the problems met reading them), and what trust would add."""
 
     settings: Settings
     waiting_for_trust: Settings
-    off: str = ""
 
 
 def load_user_settings(home: Path, workspace: Path, trusted: bool) -> Loaded:
@@ -69,18 +65,7 @@ def load_user_settings(home: Path, workspace: Path, trusted: bool) -> Loaded:
     kept = Settings(rules=restrictive, fail_closed=project.fail_closed, problems=project.problems)
     if trusted:
         return Loaded(user + kept + loosening, Settings())
-    if not loosening.hooks and not loosening.rules:
-        return Loaded(user + kept, loosening)
-    return Loaded(user + kept, loosening,
-                  f"This workspace's {project_settings_path(workspace)} has {_counted(loosening)}; "
-                  "they stay off until you trust this workspace (its deny and ask rules apply).")
-
-
-def _counted(settings: Settings) -> str:
-    parts = [f"{len(settings.hooks)} hook{'s' * (len(settings.hooks) != 1)}"] if settings.hooks else []
-    if settings.rules:
-        parts.append(f"{len(settings.rules)} allow rule{'s' * (len(settings.rules) != 1)}")
-    return " and ".join(parts)
+    return Loaded(user + kept, loosening)
 
 
 @dataclass

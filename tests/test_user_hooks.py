@@ -8,6 +8,7 @@ from settings.paths import project_settings_path, user_settings_path
 from settings.trust import trust
 from settings.user_hooks import UserHooks, load_user_settings
 from state import AppState, PermissionMode
+from ui.workspace_trust import off_line
 
 
 def write(path, data) -> None:
@@ -28,7 +29,7 @@ def test_an_untrusted_project_keeps_only_its_deny_and_ask_rules(tmp_path):
     assert loaded.settings.hooks == ()
     assert [(r.kind, r.rule.text) for r in loaded.settings.rules] == [("deny", "Bash(rm:*)"), ("ask", "Read")]
     assert len(loaded.waiting_for_trust.hooks) == 1 and loaded.waiting_for_trust.rules[0].rule.text == "Bash"
-    assert "1 hook and 1 allow rule" in loaded.off
+    assert "1 hook and 1 allow rule" in off_line(home, workspace, loaded.waiting_for_trust, asked=True)
     trusted = load_user_settings(home, workspace, trusted=True)
     assert len(trusted.settings.hooks) == 1 and trusted.waiting_for_trust.hooks == ()
 

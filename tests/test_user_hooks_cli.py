@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import index
+from settings.trust import trust
 from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 
 RECORD = """import json, sys
@@ -149,7 +150,7 @@ def test_an_untrusted_projects_hooks_never_run_and_its_allow_rules_do_not_apply(
     code, _, err = run("--mode", "build", "-p", "do it")
     assert code == 5 and not marker.exists(), "5: the Write nobody could allow was denied"
     assert not (workspace / "planted.txt").exists(), "the project's allow rule did not skip the question"
-    assert "stay off until you trust this workspace" in err
+    assert "they stay off: a -p run turns them on only with --trust-workspace" in err
     server.reply_tool_calls(("Bash", {"command": "rm victim.txt"}))
     server.reply_text("done")
     assert run("--mode", "yolo", "-p", "remove it")[0] == 0
@@ -159,6 +160,23 @@ def test_an_untrusted_projects_hooks_never_run_and_its_allow_rules_do_not_apply(
     server.reply_text("trusted")
     assert run("--trust-workspace", "-p", "now trusted")[0] == 0
     assert marker.exists(), "with --trust-workspace the project's hooks run"
+
+
+def test_a_workspace_trusted_in_the_repl_is_told_that_p_needs_the_flag(run, server, workspace, tmp_path):
+    marker = tmp_path / "ran"
+    settings_file(project_settings(workspace), {"PreToolUse": command(f"touch {marker}")},
+                  {"allow": ["Bash"]})
+    trust(tmp_path / "home", workspace)
+    server.reply_text("done")
+    code, _, err = run("-p", "go")
+    assert code == 0 and not marker.exists()
+    said = " ".join(err.split())
+    assert "1 hook and 1 allow rule; you trust this workspace, but a -p run turns them on only " \
+        "with --trust-workspace" in said and "until you trust" not in said
+    server.reply_tool_calls(("Bash", {"command": "true"}))
+    server.reply_text("done")
+    code, _, err = run("--trust-workspace", "-p", "go")
+    assert code == 0 and marker.exists() and "--trust-workspace" not in err
 
 
 def test_a_deny_rule_holds_in_yolo_however_the_command_is_spelled(run, server, workspace, tmp_path):

@@ -58,7 +58,7 @@ from ui.model_choice import choose_model, open_model, open_plan_model
 from ui.modes import select
 from ui.safe_text import safe
 from ui.try_calls import NotCalls, read_calls
-from ui.workspace_trust import trusted_workspace
+from ui.workspace_trust import off_line, trusted_workspace
 
 
 def product_layers(home: Path | None = None, store: SessionStore | None = None,
@@ -220,8 +220,8 @@ def open_user_settings(home: Path, workspace: Path, view: ConsoleView,
                                                                    trust_flag))
     for problem in loaded.settings.problems:
         view.error(problem)
-    if loaded.off:
-        view.notice(loaded.off, style="yellow")
+    if off := off_line(home, workspace, loaded.waiting_for_trust, asked=confirm is not None):
+        view.notice(off, style="yellow")
     return UserHooks(loaded.settings, workspace, home, notify=view.error, waiting=loaded.waiting_for_trust)
 
 

@@ -5,7 +5,8 @@ outside the plan-mode sandbox; project allow rules skip questions. So they stay 
 the user has trusted the workspace once. The REPL shows what would run, then asks, and
 remembers a yes in the user's settings (settings/trust.py). -p asks nobody: only
 --trust-workspace turns them on, for that run, whatever was remembered. A workspace
-whose settings hold nothing that trust would turn on is never asked about.
+whose settings hold nothing that trust would turn on is never asked about. While they
+are off, one line says so and what would turn them on.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from pathlib import Path
 from typing import Callable
 
 from settings.files import SettingsUnwritable
+from settings.schema import Settings
 from settings.paths import project_settings_path, user_settings_path
 from settings.listing import hook_entry
 from settings.trust import is_trusted, trust
 from settings.user_hooks import load_user_settings
+from tools.base import counted
 from ui.console import ConsoleView
 
 
@@ -46,3 +49,22 @@ def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
     except SettingsUnwritable as failure:
         view.error(f"{failure} Trusted for this session only.")
     return True
+
+
+def off_line(home: Path, workspace: Path, waiting: Settings, asked: bool) -> str:
+    """The line saying which project hooks and allow rules are off, and what turns them on.
+
+    '' when none is off. `asked`: the run could ask the user (the REPL), unlike -p.
+    """
+    held = [counted(len(items), noun) for items, noun in ((waiting.hooks, "hook"),
+                                                          (waiting.rules, "allow rule")) if items]
+    if not held:
+        return ""
+    if asked:
+        why = "they stay off until you trust this workspace"
+    elif is_trusted(home, workspace):
+        why = "you trust this workspace, but a -p run turns them on only with --trust-workspace"
+    else:
+        why = "they stay off: a -p run turns them on only with --trust-workspace"
+    return (f"This workspace's {project_settings_path(workspace)} has {' and '.join(held)}; "
+            f"{why} (its deny and ask rules apply).")
