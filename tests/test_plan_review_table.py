@@ -182,6 +182,15 @@ def test_a_command_at_the_review_runs_and_is_never_feedback(workspace):
     assert all("/todos" not in str(m.get("content")) for m in door.model.requests[-1])
 
 
+@pytest.mark.parametrize("command", ["/export", "/resume", "/rewind", "/hooks", "/permissions"])
+def test_a_command_that_changes_no_conversation_runs_at_the_review(workspace, command):
+    door = review(workspace, command, "n")
+    assert "cannot run while a question waits" not in door.out.getvalue()
+    assert door.result() == REJECTED
+    if command == "/export":
+        assert [path.name for path in (workspace / ".stepagent" / "exports").iterdir()]
+
+
 def test_the_second_revision_shows_the_diff_and_the_feedback_that_led_to_it(workspace):
     out = io.StringIO()
     view = ConsoleView(Console(file=out, width=120))

@@ -1,9 +1,10 @@
 """A slash command typed at a question is a command, never an answer.
 
 At the plan review, a permission question or an AskUserQuestion, a line that
-is a command (`/trace`, `/plan show`, `/mode build`, `/exit`) runs as it would
-at the prompt, or is refused with a hint when it would change the conversation
-a turn is still using (/clear, /resume, /compact…). Either way it is never sent
+is a command (`/trace`, `/plan show`, `/mode build`, `/export`, `/resume` alone
+for the list, `/exit`) runs as it would at the prompt, or is refused with a hint
+when it would change the conversation a turn is still using (/clear, /resume ID,
+/compact…). Either way it is never sent
 to the model as feedback or as an answer, and the question is asked again,
 unless the command ended it: /exit leaves stepagent once the turn has stopped.
 The REPL binds the session in (`bind`); -p asks no questions.
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 YES, NO = {"y", "yes"}, {"", "n", "no"}
 AT_A_QUESTION = {"/help", "/todos", "/trace", "/usage", "/diff", "/last", "/mode", "/model",
-                 "/plan", "/memory", "/exit", "/quit"}
+                 "/plan", "/memory", "/hooks", "/permissions", "/export", "/exit", "/quit"}
+LISTS_ALONE = {"/resume", "/rewind"}
 EXITS = {"/exit", "/quit"}
 
 
@@ -80,7 +82,7 @@ class QuestionCommands:
             self.view.error(f"{line.strip()} cannot run while a question waits: answer it first, "
                             "then type the command at the prompt.")
             return
-        if name not in AT_A_QUESTION:
+        if name not in AT_A_QUESTION and not (name in LISTS_ALONE and not rest.strip()):
             self.view.error(f"{name} changes the conversation this turn is using, so it cannot run "
                             "while a question waits: answer it first (n says no), then type it at "
                             "the prompt." if name in command_names() else unknown_command(name))
