@@ -234,6 +234,20 @@ def test_a_plan_emptied_in_the_editor_cancels_the_edit(workspace, tmp_path, monk
     assert "edited the plan" not in door.result()
 
 
+def test_an_editor_that_fails_says_so_with_its_exit_code_and_its_edits_are_not_used(
+        workspace, tmp_path, monkeypatch):
+    editor = tmp_path / "fails.sh"
+    editor.write_text('#!/bin/sh\necho "3. Sneaked in" >> "$1"\nexit 3\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.setenv("VISUAL", "")
+    door = review(workspace, CTRL_G, "y")
+    said = " ".join(door.out.getvalue().split())
+    assert f"The editor '{editor}' exited with code 3" in said and "The plan is unchanged" in said
+    approved_exactly(door)
+    assert "Sneaked in" not in door.result()
+
+
 def test_plan_show_prints_the_plan_exactly_as_the_review_did(workspace):
     from ui.question_commands import show_outcome
     from ui.slash import run_slash_command

@@ -18,10 +18,14 @@ def editor_command() -> str:
 
 
 def run_editor(path: Path) -> str:
-    """Open `path` in the user's editor and wait; '' when it ran, else why it could not start."""
+    """Open `path` in the user's editor and wait; '' when it ran well, else what went wrong.
+
+    It went wrong when it could not start, or when it exited with a code other than 0 (said
+    as git says it).
+    """
     editor = editor_command()
     try:
-        subprocess.run([*shlex.split(editor), str(path)], check=False)
+        done = subprocess.run([*shlex.split(editor), str(path)], check=False)
     except (OSError, ValueError) as failure:
         return f"Cannot start the editor {editor!r}: {getattr(failure, 'strerror', None) or failure}."
-    return ""
+    return f"The editor {editor!r} exited with code {done.returncode}." if done.returncode else ""

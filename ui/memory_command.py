@@ -36,7 +36,7 @@ def edit_memory(folder: MemoryFolder, name: str) -> tuple[str, bool]:
     if memory is None:
         return f"No memory named {name!r}. {list_memories(folder)}", True
     failed = run_editor(Path(memory.path))
+    folder.rebuild_index()  # an editor that failed may still have written the file
     if failed:
         return failed, True
-    folder.rebuild_index()
     return f"Edited {Path(memory.path).name}; the memory index is up to date.", False

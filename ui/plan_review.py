@@ -81,7 +81,7 @@ def question_keys():
 
 
 def edit_in_editor(plan: str) -> tuple[str, str]:
-    """The plan after the user's editor closed, and why it could not run ('' when it ran)."""
+    """The plan after the user's editor closed, and what went wrong ('' when nothing did)."""
     with tempfile.TemporaryDirectory(prefix="stepagent-plan-") as folder:
         path = Path(folder) / "plan.md"
         path.write_text(plan, encoding="utf-8")
@@ -152,7 +152,7 @@ class PlanReviewScreen:
     def _edited(self, plan: str, shown: str, title: str) -> str:
         edited, failed = self.edit(shown)
         if failed:
-            self.view.error(failed)
+            self.view.error(f"{failed} The plan is unchanged.")
             return shown
         if not edited.strip():
             self.view.notice("The edited plan was empty, so the edit is cancelled (as git cancels "
