@@ -224,6 +224,8 @@ class Session:
         """
         lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "
                  "in this run:"]
+        tools = [len(entry["tool"]) for entry in self.journal.audit if entry["kind"] == "hook"]
+        width = max([TOOL_COLUMN, *(length + 2 for length in tools)])
         for entry in self.journal.audit:
             if entry["kind"] == "mode":
                 label = mode_label(entry["plan_mode"], entry["permission_mode"])
@@ -235,7 +237,7 @@ class Session:
             elif entry["kind"] == "review":
                 lines.append(_review_line(entry))
             else:
-                lines.extend(_decision_lines(entry))
+                lines.extend(_decision_lines(entry, width))
         return lines
 
 
@@ -283,10 +285,12 @@ def put_modes_back(state: AppState, plan_mode: bool, permission_mode: str, cause
 
 
 TRACE_WIDTH = 100
+TOOL_COLUMN = 14
 REASON_INDENT = " " * 6
 
 
-def _decision_lines(entry: dict) -> list[str]:
+def _decision_lines(entry: dict, width: int) -> list[str]:
+    """A decision's line, its tool name in a column `width` wide; a denial's reason below it."""
     denied = entry["decision"] != "allow"
     verb = "denied" if denied else "allowed"
     if entry["asked"]:
@@ -295,7 +299,7 @@ def _decision_lines(entry: dict) -> list[str]:
         verb += f" by {entry['hook']}"
     subject = f" · {entry['subject']}" if entry.get("subject") else ""
     agent = f"  (sub-agent {entry['agent']})" if entry.get("agent") else ""
-    lines = [f"  {'✗' if denied else '✓'} {entry['tool']:14}{verb}{subject}{agent}"]
+    lines = [f"  {'✗' if denied else '✓'} {entry['tool']:{width}}{verb}{subject}{agent}"]
     if denied and entry.get("reason"):
         reason = re.sub(r"^\(rule: ([^)]*)\): ", r"rule \1: ",
                         entry["reason"].removeprefix(f"Denied by {entry['hook']} "))

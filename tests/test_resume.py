@@ -49,6 +49,20 @@ def test_resume_restores_messages_modes_todos_and_trace(workspace, tmp_path):
     assert "      rule plan-mode-allowlist: plan mode is active" in trace, "the reason, indented below"
 
 
+def test_trace_sizes_its_tool_column_to_the_longest_name(workspace, tmp_path):
+    question = {"question": "Which greeting?", "header": "Greeting", "multiSelect": False,
+                "options": [{"label": "Hello", "description": "short"},
+                            {"label": "Hi", "description": "shorter"}]}
+    session, live = journaled(workspace, SessionStore(tmp_path / "sessions.db"), [
+        turn("", call("AskUserQuestion", questions=[question]), call("Read", file_path="x")),
+        turn("asked")])
+    session.run("ask me")
+    decisions = [line for line in live.trace() if line.startswith(("  ✓", "  ✗"))]
+    assert [line.split()[1] for line in decisions] == ["AskUserQuestion", "Read"]
+    columns = {line.index(line.split()[2]) for line in decisions}
+    assert len(columns) == 1, f"the verbs start in one column: {decisions}"
+
+
 def test_every_mode_change_and_hook_decision_is_an_entry(workspace, tmp_path):
     store = SessionStore(tmp_path / "sessions.db")
     session, _ = journaled(workspace, store, [
