@@ -3,6 +3,8 @@
     ./bin/quiz plan [-n 8] [--seed N]   concepts of plan mode (quiz_plan.py)
     ./bin/quiz bash [-n 10] [--seed N]  is this command read-only? (quiz_bash.py)
 
+Ctrl-D ends a quiz early with the score so far; Ctrl-C stops it at once (exit code 130).
+
 The Bash quiz is marked by the classifier itself, never by a list written beside
 it, so it cannot teach something the code does not do. Each run shuffles the
 choices, the right answers spread over the letters (quiz_question.dealt).
@@ -72,7 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="repeat a quiz with the same seed")
     args = parser.parse_args(argv)
     pool = QUIZZES[args.topic]()
-    run_quiz(dealt(pool, args.n, random.Random(args.seed)))
+    try:
+        run_quiz(dealt(pool, args.n, random.Random(args.seed)))
+    except KeyboardInterrupt:  # Ctrl-C: stop at once, as terminal programs do, without a traceback
+        print()
+        return 130
     return 0
 
 

@@ -82,6 +82,19 @@ def test_a_quiz_left_early_scores_only_what_was_answered():
     assert done.returncode == 0 and "/1 (stopped after 1 of 5 questions)" in done.stdout
 
 
+def test_ctrl_c_in_a_quiz_ends_it_quietly_with_exit_code_130():
+    import pexpect
+
+    child = pexpect.spawn(sys.executable, ["-m", "step42_plan_mode.quiz", "plan", "-n", "3"],
+                          cwd=str(ROOT), encoding="utf-8", timeout=30)
+    child.delaybeforesend = None
+    child.expect("Your answer: ")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and "Traceback" not in child.before, child.before
+
+
 def test_answering_the_same_letter_every_time_scores_at_most_a_third():
     for seed in range(3):
         for letter in "abcd":
