@@ -2,7 +2,8 @@
 
 Part of the session store (store.py, which fills these records with one query):
 the SQL that finds each session's first prompt and last mode, and how a
-session reads on one line.
+session reads on one line. A prompt the user did not type, the approval that
+`c` hands a fresh conversation, reads as the approved plan's title.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import json
 from dataclasses import dataclass
 
 from agent.events import mode_label
+from tools.plan_mode import APPROVED, BUILD
+
+PLAN_HEADING = BUILD.removesuffix("{plan}").rsplit("\n\n", 1)[-1]  # what the approved plan follows
 
 
 @dataclass(frozen=True)
@@ -27,11 +31,24 @@ class SessionInfo:
     def line(self, now: float, current: str = "") -> str:
         """The session as one line for the user; `current` (this session's id) is marked."""
         mark = "●" if self.id == current else " "
-        prompt = " ".join(self.first_prompt.split())
+        prompt = " ".join(as_spoken(self.first_prompt).split())
         prompt = prompt if len(prompt) <= PROMPT_WIDTH else prompt[:PROMPT_WIDTH - 1] + "…"
         this = "  (this session)" if self.id == current else ""
         return (f"{mark} {self.id}  {age(now - self.updated):>{AGE_WIDTH}}  {self.mode:5}  "
                 f"{prompt or '(no prompt yet)'}{this}")
+
+
+def as_spoken(prompt: str) -> str:
+    """A user message as lists show it: the user's words, or the title of a plan handed over.
+
+    The approval a fresh conversation starts with (`c` at the review) reads as
+    "(plan approved: TITLE)".
+    """
+    if not prompt.startswith(APPROVED):
+        return prompt
+    plan = prompt.rpartition(PLAN_HEADING)[2]
+    title = next((line.strip("# ") for line in plan.splitlines() if line.strip("# ")), "")
+    return f"(plan approved: {title})" if title else "(plan approved)"
 
 
 def age(seconds: float) -> str:

@@ -114,3 +114,33 @@ def test_rewind_names_the_approval_handed_over_not_as_your_words(workspace, stor
     assert "The user approved" not in listing
     stored = read_session(store, session.state.session_id).messages
     assert outcome.send in [m["content"] for m in stored], "the model is still handed the approval"
+
+
+def test_the_session_c_builds_in_reads_as_the_plans_title_in_the_list_and_on_resume(workspace, store):
+    import io
+    import time
+
+    from rich.console import Console
+
+    from ui.console import ConsoleView
+    from ui.repl import _build_fresh
+    from ui.startup import show_last_exchange
+
+    plan = "## Add a greeting file\n\n1. Write greeting.txt\n"
+    session, live = journaled(workspace, store, [turn("", call("ExitPlanMode", plan=plan)),
+                                                 turn("building it")],
+                              plan_answers=["s", "c"], mode="plan", home=store.path.parent)
+    session.run("plan a greeting")
+    approval = run_slash_command("/plan approve", live).fresh_start
+    screen = io.StringIO()
+    view = ConsoleView(Console(file=screen, width=200))
+    _build_fresh(live, view, approval, None)
+    built = session.state.session_id
+    [listed] = [info.line(time.time()) for info in store.sessions(workspace) if info.id == built]
+    assert "(plan approved: Add a greeting file)" in listed and APPROVED not in listed
+    _, resumed = journaled(workspace, store, [], home=store.path.parent)
+    resumed.resume(built)
+    screen.truncate(0), screen.seek(0)
+    show_last_exchange(resumed, view)
+    assert "› (plan approved: Add a greeting file)" in screen.getvalue()
+    assert APPROVED not in screen.getvalue() and "building it" in screen.getvalue()

@@ -2,8 +2,8 @@
 
 The list shows, for each prompt numbered from 1 (and each rewind, which is a
 checkpoint too), its first line and the files changed after it; the approval
-ExitPlanMode hands the model after /plan approve or c is named as such, not
-shown as words you typed. `/rewind N` restores both, `/rewind N code` the files
+c hands a fresh conversation reads as the plan's title (session_list.as_spoken),
+not as words you typed. `/rewind N` restores both, `/rewind N code` the files
 alone, `/rewind N conversation` the conversation with its modes, todos and
 plan. The answer says what came back and how to undo it.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from session.rewind.checkpoints import PARTS, Listed, Rewind, Rewinding, RewindRefused
 from session.rewind.git_plumbing import GitFailed
-from tools.plan_mode import APPROVED
+from session.session_list import as_spoken
 from tools.todos import todos_of
 from ui.safe_text import safe
 
@@ -20,7 +20,6 @@ USAGE = "Usage: /rewind (list), /rewind N, /rewind N code, /rewind N conversatio
 LABEL_WIDTH = 40
 NAMES_SHOWN = 4
 MARKS = {"A": "+", "M": "~", "D": "-", "T": "~"}
-HANDED_OVER = "(plan approved: the model starts building)"
 
 
 def rewind_listing(rewind: Rewind) -> str:
@@ -36,9 +35,8 @@ def rewind_listing(rewind: Rewind) -> str:
 
 def _line(item: Listed) -> str:
     checkpoint = item.checkpoint
-    first = checkpoint.label.strip().splitlines()[0] if checkpoint.label.strip() else ""
-    if checkpoint.kind == "prompt" and checkpoint.label.startswith(APPROVED):
-        first = HANDED_OVER
+    label = as_spoken(checkpoint.label).strip()
+    first = label.splitlines()[0] if label else ""
     if checkpoint.kind == "rewind":
         first = f"before {first}"
     if len(first) > LABEL_WIDTH:

@@ -22,7 +22,7 @@ from session.journal import NOT_STARTED, RESULT_LOST, Journal
 from session.live import NoSuchSession, Session, SessionBusy, find_session, latest_session
 from session.lock import SessionLock
 from session.plan_revisions import pending_plan
-from session.session_list import SessionInfo
+from session.session_list import SessionInfo, as_spoken
 from session.store import SessionStore, StoreUnavailable
 from tools.base import counted
 from tools.plan_mode import EXIT_PLAN_MODE, PENDING
@@ -116,7 +116,7 @@ def show_last_exchange(session: Session, view: ConsoleView) -> None:
             view.notice("Where it stopped (compacted; the summary):", style="dim")
             _show_lines(summary, view)
         return
-    view.notice(f"Where it stopped:\n› {' '.join(prompt.split())}", style="dim")
+    view.notice(f"Where it stopped:\n› {' '.join(as_spoken(prompt).split())}", style="dim")
     pending, cut = _plan_pending(session.agent.messages), _review_cut(session.agent.messages)
     if answer.strip():
         _show_lines(answer, view)
