@@ -21,12 +21,18 @@ import argparse
 import os
 import sys
 
-from ui.command_line import parse_args
+from ui.command_line import NO_TERMINAL, parse_args, starts_repl
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run stepagent; the return value is the process's exit code."""
+    """Run stepagent; the return value is the process's exit code.
+
+    The REPL is refused (exit code 2) when standard input is no terminal, as a pipe is.
+    """
     args = parse_args(argv)
+    if starts_repl(args) and not sys.stdin.isatty():
+        print(NO_TERMINAL, file=sys.stderr)
+        return 2
     if draws_prompt_first(args):
         from ui.prompt_first import run_prompt_first
 

@@ -186,6 +186,23 @@ def run_shown(command: str, cwd: Path, stdin: str = "") -> subprocess.CompletedP
                           timeout=120)
 
 
+def repl_at_a_terminal(workspace: Path) -> int:
+    """./bin/stepagent in a terminal without an endpoint: the offline lesson, left with /exit."""
+    import pexpect
+
+    from tests.terminal import Terminal
+
+    terminal = Terminal.start(workspace, program=str(ROOT / "bin" / "stepagent"),
+                              env={"STEPAGENT_HOME": str(workspace.parent / "home")})
+    try:
+        terminal.expect_text("offline lesson")
+        terminal.sendline("/exit")
+        terminal.expect(pexpect.EOF)
+    finally:
+        terminal.child.close()
+    return terminal.child.exitstatus
+
+
 def with_folder(command: str, folder: Path) -> str:
     return re.sub(r"--dir \S+", f"--dir {folder}", command)
 
@@ -204,8 +221,6 @@ def test_every_command_the_walkthroughs_show_does_what_they_say(tmp_path):
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     promises = {
-        "./bin/stepagent": (lambda d: d.returncode == 0 and "offline lesson" in d.stdout + d.stderr,
-                            workspace, "/exit\n"),
         "python -m step42_plan_mode.minimal": (
             lambda d: d.returncode == 0 and (workspace / "stepagent_lesson.txt").exists(), workspace, "y\n" * 4),
         "./bin/practice list": (lambda d: d.returncode == 0 and "step41-baseline" in d.stdout, ROOT, ""),
@@ -217,6 +232,9 @@ def test_every_command_the_walkthroughs_show_does_what_they_say(tmp_path):
     for command, (ok, cwd, stdin) in promises.items():
         if command in shown:
             check(command, ok, cwd, stdin)
+    if "./bin/stepagent" in shown:  # the REPL, so in a terminal
+        checked.add("./bin/stepagent")
+        assert repl_at_a_terminal(workspace) == 0
     for command in sorted(c for c in shown if c.startswith("./bin/practice start ")):
         name = command.split()[2]
         folder = tmp_path / name

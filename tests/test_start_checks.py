@@ -3,15 +3,28 @@ start with one line on standard error, before anything runs (no request, no sess
 
 from __future__ import annotations
 
+import io
+import sys
+
 import pytest
 
 import index
+from tests.terminal import ROOT
+
+
+class Keyboard(io.StringIO):
+    """Standard input as a terminal's: a REPL start gets as far as it would at one."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def run_index(capsys, monkeypatch, *args: str, **env: str) -> tuple[int, str, str]:
-    """index.main in this process; its exit code (a parser error's too), stdout and stderr."""
+    """index.main in this process, its standard input a terminal; its exit code (a parser
+    error's too), stdout and stderr."""
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stdin", Keyboard())
     try:
         code = index.main(list(args))
     except SystemExit as exit:
@@ -102,3 +115,16 @@ def test_a_flag_naming_nothing_usable_is_said_first_and_alone(args, said, worksp
         code, out, err = run_index(capsys, monkeypatch, *args, *run)
         assert code == 2 and out == ""
         assert err.splitlines() == [err.splitlines()[0]] and err.startswith(f"stepagent: {said}"), err
+
+
+def test_a_repl_started_from_a_pipe_is_refused_in_one_line_pointing_to_p(workspace):
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(ROOT / "index.py")], cwd=workspace, text=True,
+                          input="/plan add a greeting file\n", capture_output=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "-p -" in done.stderr, done.stderr
+    assert not (workspace.parent / "home" / "sessions.db").exists()
+    listed = subprocess.run([sys.executable, str(ROOT / "index.py"), "-p", "-"], cwd=workspace,
+                            text=True, input="add a greeting file\n", capture_output=True, timeout=60)
+    assert listed.returncode == 4 and "Plan" in listed.stdout, "the pipe works with -p -"

@@ -176,6 +176,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+NO_TERMINAL = ("stepagent: the REPL needs a terminal, and standard input is not one; to run a "
+               "prompt from a pipe or a file, use -p - (it reads the prompt from standard input)")
+
+
+def starts_repl(args: argparse.Namespace) -> bool:
+    """Whether this command line starts the REPL (rather than -p, a list, a page, a check…)."""
+    return args.prompt is None and not (args.doctor or args.resume == "" or args.try_calls or
+                                        args.check or args.export_html is not None)
+
+
 def as_text(argument: str | None) -> str | None:
     """An argument as text: bytes that are not UTF-8 (Python keeps them as escapes) become U+FFFD."""
     if argument is None:
