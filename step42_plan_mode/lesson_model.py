@@ -1,19 +1,13 @@
 """The offline lesson's model: it reads each request as a real model would, and picks the next step.
 
-No key, no network: this is what `./bin/stepagent` talks to when no endpoint is
-set. It does not replay a fixed list of turns; it follows the user. Each request
-is read for what a real model could see in it (the plan-mode section at the top
-of its instructions, its own earlier calls and their results, what the user
-said), and `next_step` chooses the step that fits: after an approval it writes,
-after feedback it revises the plan, after a rejection it waits (the rejection
-ends the turn) and then revises with what the user says next, after Ctrl-C it
-picks up where it stopped; an approval handed over as a message (/plan approve,
-or c's fresh conversation) too. The words live in lesson_scenario.json, by step name,
-with {placeholders} filled from the conversation, so the narration is chosen from
-what happened and never contradicts the screen.
-
-Each call's id carries the name of its step (`lesson-try_early-…`), which is how
-the lesson finds its own place again, even in a resumed session.
+No key, no network: `./bin/stepagent` talks to it when no endpoint is set. It follows the user
+rather than replaying turns: `read_progress` reads what a real model could see (the plan-mode
+section leading its instructions, its earlier calls and their results, what the user said) and
+`next_step` picks the step that fits (after an approval it writes, after feedback it revises, after
+a rejection it waits, after Ctrl-C it picks up; an approval handed over as a message too). The words
+live in lesson_scenario.json by step, their {placeholders} filled from the conversation, so they
+never contradict the screen. Each call's id names its step (`lesson-try_early-…`): that is how the
+lesson finds its place again, even in a resumed session.
 """
 
 from __future__ import annotations
@@ -35,6 +29,8 @@ NAME = "offline lesson model (scripted)"
 TODO_WRITE = "TodoWrite"
 APPROVED_PLAN = "## Approved Plan:\n"
 WRITE_STEPS = {"write_build", "write_edit", "write_yolo", "write_again", "write_without_plan"}
+ANSWERS = {APPROVED: "approved", NOT_APPROVED: "feedback", REJECTED: "rejected", DECLINED: "declined"}
+CARRY_ON = {"go on", "continue", "go ahead", "ok", "okay", "proceed", "try again", "yes"}
 
 
 @dataclass
@@ -56,26 +52,17 @@ class Progress:
     new_turn: bool = False
     said: str = ""
     approved_plan: str = ""
-
-    @property
-    def approved(self) -> bool:
-        """Whether a plan was approved."""
-        return "approved" in self.plan_answers
+    existing: str = ""  # the file's text, when research found it there,
+    first: str = "create"  # and then the plan's first step is "append"
+    undone: bool = False  # a declined Write's todo is back to pending
+    approved: bool = False  # a plan was approved
 
 
 def _answer(content: str) -> str:
     """What a result says happened to the call: approved, feedback, rejected, declined, cut, done."""
-    if content.startswith(APPROVED):
-        return "approved"
-    if content.startswith(NOT_APPROVED):
-        return "feedback"
-    if content.startswith(REJECTED):
-        return "rejected"
-    if content.startswith(DECLINED):
-        return "declined"
     if content.startswith(NOT_RUN):
         return "interrupted" if "Ctrl-C" in content else "cut"
-    return "done"
+    return next((word for start, word in ANSWERS.items() if content.startswith(start)), "done")
 
 
 def _spoken(message: dict[str, Any]) -> str:
@@ -121,17 +108,23 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
         return
     if tool == EXIT_PLAN_MODE:
         heard = next((text for m in after if (text := _spoken(m))), "")
-        if answer in {"feedback", "rejected"} and heard:
+        carry_on = heard.lower().strip(" .!") in CARRY_ON  # not a note on the plan
+        if answer in {"feedback", "rejected"} and heard and not carry_on:
             progress.notes.append(heard)
+        answer = "carried_on" if carry_on and answer == "rejected" else answer
         if answer == "approved":
             _note_approval(progress, content)
         else:
             progress.plan_answers.append(answer)
     elif tool == TODO_WRITE:
+        progress.undone = step == "undo_todo"
         if content.startswith("{"):  # the list was written (a refusal is a sentence)
             progress.todos = json.loads(content)["todos"]
-    elif step in {"start", "start_planning"} and tool == "Glob":
+    elif step in {"start", "start_planning", "reread"} and tool == "Read":
         progress.explored = True
+        lines = re.findall(r"^ *\d+\t(.*)$", content, flags=re.MULTILINE)  # Read numbers each line
+        if lines or content == "(empty file)":
+            progress.existing, progress.first = "".join(f"{line}\n" for line in lines), "append"
     elif step == "try_early":
         progress.tried_early = True
     elif step in WRITE_STEPS:
@@ -145,7 +138,7 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
 
 def _note_approval(progress: Progress, approval: str) -> None:
     """An approval, as a tool result or handed over as a message: the mode, and the plan approved."""
-    progress.plan_answers.append("approved")
+    progress.approved = True
     if mode := re.search(r"You are in (\w+) mode", approval):
         progress.mode = mode.group(1)
     progress.approved_plan = approval.partition(APPROVED_PLAN)[2]
@@ -176,7 +169,10 @@ def next_step(progress: Progress) -> str:
     if progress.write_answers and progress.new_turn:
         return "write_again"
     if progress.write_answers and progress.write_answers[-1] in {"declined", "cut"}:
-        return "write_declined"
+        in_progress = any(todo["status"] == "in_progress" for todo in progress.todos)
+        return "undo_todo" if in_progress and not progress.undone else "write_declined"
+    if progress.approved and not progress.explored and "stepagent_lesson.txt` already" in progress.approved_plan:
+        return "reread"  # c's fresh conversation has only the plan: what it appends to is read again
     if progress.approved:
         return "write_again" if progress.new_turn else f"write_{progress.mode}"
     return "write_without_plan"
@@ -195,7 +191,7 @@ class LessonModel:
                  on_text: Callable[[str], None]) -> Reply:
         """The step that fits this request, its text streamed word by word."""
         progress = read_progress(messages)
-        progress.notes = progress.notes or self._notes_in(progress.approved_plan)
+        progress.notes = self._notes_in(progress.approved_plan) if progress.approved_plan else progress.notes
         step = next_step(progress)
         self.steps_taken.append(step)
         turn = self.scenario["steps"][step]
@@ -209,26 +205,28 @@ class LessonModel:
         return Reply(text, calls)
 
     def _notes_in(self, plan: str) -> list[str]:
-        """The user's notes a plan of the lesson carries (a fresh conversation has only the plan)."""
-        line = re.escape(self.scenario["plan_note"].rstrip("\n"))
-        pattern = line.replace(re.escape("{number}"), r"\d+").replace(re.escape("{note}"), "(.*)")
-        return re.findall(f"^{pattern}$", plan, flags=re.MULTILINE)
+        """The steps an approved plan adds to the lesson's own: the user's notes, and steps they wrote in."""
+        line = re.escape(self.scenario["plan_note"].rstrip("\n").partition(" ")[2])
+        note = line.replace(re.escape("{note}"), "(.*)")
+        steps = re.findall(r"^\d+\. (.+)$", plan, flags=re.MULTILINE)
+        return [found[1] if (found := re.fullmatch(note, step)) else step for step in steps
+                if step not in self.scenario["plan_steps"].values()]
 
     def _wanted(self, call: dict[str, Any], progress: Progress, offered: set[str]) -> bool:
-        """A todo update only where TodoWrite is offered and the plan's steps are (to be) its list."""
-        todo_update_fits = TODO_WRITE in offered and (bool(progress.todos) or call.get("in_progress") == 0)
-        return "in_progress" not in call or todo_update_fits
+        """Tools offered only; a todo update only where the plan's steps are (to be) the todo list."""
+        todo_update_fits = bool(progress.todos) or call.get("in_progress") == 0
+        return call["name"] in offered and ("in_progress" not in call or todo_update_fits)
 
     def _arguments(self, call: dict[str, Any], progress: Progress, values: dict[str, str]) -> dict[str, Any]:
         """A call's arguments; a todo update's are the plan's steps (create, check, each note)."""
         if "in_progress" not in call:
             return _filled(call["arguments"], values)
         words = self.scenario["todos"]
-        steps = [words["create"], words["check"], *({key: text.format(note=note) for key, text in
-                                                     words["note"].items()} for note in progress.notes)]
+        steps = [words[progress.first], words["check"], *({key: text.format(note=note) for key, text in
+                                                          words["note"].items()} for note in progress.notes)]
         current = call["in_progress"]
-        return {"todos": [{**step, "status": "in_progress" if index == current else
-                           "pending" if current == 0 else "completed"} for index, step in enumerate(steps)]}
+        return {"todos": [{**step, "status": "in_progress" if index == current else  # -1: none yet
+                           "pending" if current in {0, -1} else "completed"} for index, step in enumerate(steps)]}
 
     def _values(self, progress: Progress, handing_over: bool = False) -> dict[str, str]:
         scenario = self.scenario
@@ -238,10 +236,11 @@ class LessonModel:
         return {"said": progress.said, "again": scenario["again"][self.runs_in],
                 "choices": scenario["choices"][self.runs_in],
                 "because": f" (“{progress.declined_with}”)" if progress.declined_with else "",
-                "plan": scenario["plan"].format(notes=plan_notes),
+                "plan": scenario["plan"].format(notes=plan_notes, first=scenario["plan_steps"][progress.first],
+                                                check=scenario["plan_steps"]["check"]), "kept": progress.existing,
                 "handover": scenario["handover"] if handing_over else "",
                 "time_scales": scenario["time_scales"] if progress.todos else "",
-                "content": scenario["content"].format(notes=file_notes)}
+                "content": scenario["content"].format(notes=file_notes, kept=progress.existing)}
 
 
 def _filled(value: Any, values: dict[str, str]) -> Any:

@@ -108,7 +108,8 @@ def test_ctrl_c_at_the_plan_question_then_a_message_presents_the_plan_again(work
 def test_a_declined_write_is_said_and_nothing_written_and_go_on_asks_again(workspace):
     session = lesson(workspace, ["y"], [PermissionAnswer(False, feedback="not in this folder")])
     session.run("add a greeting file")
-    assert session.model.steps_taken[-2:] == ["write_build", "write_declined"]
+    assert session.model.steps_taken[-3:] == ["write_build", "undo_todo", "write_declined"]
+    assert [todo.status for todo in todos_of(session.state)] == ["pending", "pending"], "none in progress"
     assert "not in this folder" in said(session).splitlines()[-1]
     assert not (workspace / FILE).exists()
     session.permission_answers.append(True)
@@ -220,3 +221,45 @@ def test_without_a_plan_or_without_todowrite_the_lesson_writes_no_todos(workspac
     del offline.agent.executor.tools["TodoWrite"]
     offline.run("add a greeting file")
     assert "TodoWrite" not in called(offline) and offline.model.steps_taken[-1] == "done"
+
+
+def test_a_file_already_there_is_read_while_planning_and_kept_when_the_plan_is_built(workspace):
+    (workspace / FILE).write_text("Your note on the plan: an earlier one\n")
+    session = lesson(workspace, ["y"], [True])
+    session.run("add a greeting file")
+    written = (workspace / FILE).read_text()
+    assert written.startswith("Your note on the plan: an earlier one\nHello from stepagent"), written
+    assert session.model.steps_taken[-1] == "done"
+
+
+def test_a_step_the_user_added_to_the_plan_is_on_the_todo_list(workspace, monkeypatch):
+    from tests import harness
+    from tools.plan_mode import PlanReview
+
+    session = lesson(workspace, ["edited"], [True])
+    monkeypatch.setattr(harness, "plan_review", lambda answer: PlanReview(  # Ctrl+G, then y
+        "approve", plan=session.shown_plans[-1].replace("\nNo other", "3. Add a haiku\n\nNo other")))
+    session.run("add a greeting file")
+    todos = todos_of(session.state)
+    assert len(todos) == 3 and "Add a haiku" in todos[2].content
+    assert all(todo.status == "completed" for todo in todos)
+    assert "Add a haiku" in (workspace / FILE).read_text()
+
+
+def test_go_on_after_a_rejection_is_not_a_note_on_the_plan(workspace):
+    session = lesson(workspace, ["n", "y"], [True])
+    session.run("add a greeting file")
+    session.run("go on")
+    assert session.shown_plans[1] == session.shown_plans[0]
+    assert "go on" not in (workspace / FILE).read_text()
+
+
+def test_c_builds_in_a_fresh_conversation_and_still_keeps_the_file_already_there(workspace):
+    (workspace / FILE).write_text("kept\n")
+    session = lesson(workspace, ["c"], [True])
+    session.run("add a greeting file")
+    approval = session.agent.messages[-1]["content"]
+    session.agent.messages = []  # as ui/repl.py's _build_fresh does
+    session.run(approval)
+    assert session.model.steps_taken[3:5] == ["reread", "write_build"]
+    assert (workspace / FILE).read_text().startswith("kept\nHello from stepagent")

@@ -51,6 +51,8 @@ def test_y_approves_the_plan_and_the_file_is_written_after_it(tmp_path):
     assert [p.name for p in (tmp_path / ".stepagent" / "plans").iterdir()][0].startswith("plan-")
     assert ran.stdout.index("Write deny: Denied by plan-mode-guard") < ran.stdout.index("--- plan ---")
     assert "Bash deny: Denied by plan-mode-guard" in ran.stdout
+    assert "no tool named" not in ran.stdout, "the lesson calls only the tools the core offers"
+    assert "-p" not in ran.stdout.splitlines()[-2], "the last words name this driver, not -p"
 
 
 def test_the_choices_it_offers_are_the_ones_it_takes(tmp_path):
