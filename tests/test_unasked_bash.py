@@ -29,12 +29,14 @@ from state import AppState
 from tests.harness import Session, call, turn
 from tests.private_tracefs import in_private_tracefs
 from tools.bash.classifier.classify import classify
+from tools.bash.sandbox import cgroups
 from tools.bash.sandbox.landlock import abi_version
 from tools.bash.sandbox.status import detect_layers
 from tools.bash.tool import make_bash_tool
 from tools.ripgrep import ripgrep
 
 CAP_SYSLOG = 34
+SMALL_MEMORY = 256 << 20
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root holds capabilities to drop")
 needs_landlock = pytest.mark.skipif(not abi_version(), reason="Landlock is not available here")
 
@@ -58,8 +60,12 @@ def test_ripgrep_reading_an_ignore_file_linked_to_dev_zero_stops_at_the_memory_l
         tmp_path, monkeypatch):
     """Unbounded, rg grows by gigabytes a second until the timeout (or the OOM killer);
     bounded, its allocation fails, or the call's cgroup stops it, within a couple of seconds
-    (the test's reason to take them)."""
+    (the test's reason to take them). The cgroup's memory bound is lowered to SMALL_MEMORY for
+    the test: filling 2 GiB took 25-60 s of a loaded machine, past the call's timeout."""
     monkeypatch.setenv("PATH", f"{Path(ripgrep()).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(cgroups, "V1", {name: (path, limit, SMALL_MEMORY if name == "memory" else value)
+                                        for name, (path, limit, value) in cgroups.V1.items()})
+    monkeypatch.setattr(cgroups, "V2", (cgroups.V2[0], {**cgroups.V2[1], "memory.max": SMALL_MEMORY}))
     (tmp_path / "a.txt").write_text("x\n")
     (tmp_path / ".rgignore").symlink_to("/dev/zero")
     assert classify("rg x").read_only
