@@ -2,6 +2,7 @@
 
 Tests drive it like a user: script the model's turns, queue the answers the
 user will give, run a turn, then look at files, tool results and requests.
+`run_index` runs the product's own command line in the test's process instead.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import pytest
+
+import index
 from agent.approval import PermissionAnswer, PermissionRequest
 from agent.assemble import assemble
 from ui.product import product_layers
@@ -102,3 +106,15 @@ def assert_valid_history(messages: list[dict[str, Any]]) -> None:
     assistant message, and no tool message answers an unknown call."""
     problem = history_problem(messages)
     assert not problem, problem
+
+
+def run_index(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str,
+              **env: str) -> tuple[int, str, str]:
+    """index.main in this process, in the current folder, with `env` set: no interpreter start-up,
+    and the real client's openai is imported once per worker rather than once per run (about a
+    second of CPU each). Its exit code, stdout and stderr."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = index.main(list(args))
+    shown = capsys.readouterr()
+    return code, shown.out, shown.err

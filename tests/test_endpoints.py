@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import index
 from agent.assemble import assemble
 from models.openai_chat import Notice, OpenAIChatModel
 from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.fake_families import FAMILIES
-from tests.harness import assert_valid_history
+from tests.harness import assert_valid_history, run_index
 from tools.todos import todos_of
 from ui.modes import select
 from ui.plan_review import plan_review
@@ -119,19 +118,16 @@ def test_list_models_shows_the_catalog_or_says_there_is_none(workspace, family, 
         assert result.endswith("[current]")
 
 
-def run_index(capsys, monkeypatch, *args: str, **env: str) -> tuple[int, str, str]:
-    """index.main in this process (no interpreter start-up); its exit code, stdout and stderr."""
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    code = index.main(list(args))
-    shown = capsys.readouterr()
-    return code, shown.out, " ".join(shown.err.split())
+def run_joined(capsys, monkeypatch, *args: str, **env: str) -> tuple[int, str, str]:
+    """run_index, its stderr's whitespace (a wrapped line) read as single spaces."""
+    code, out, err = run_index(capsys, monkeypatch, *args, **env)
+    return code, out, " ".join(err.split())
 
 
 def test_an_unknown_model_name_stops_at_start_with_the_nearest_ids(server, workspace, capsys,
                                                                    monkeypatch):
     server.models = [{"id": name, "object": "model"} for name in ("gpt-4o", "gpt-4o-mini", "o3")]
-    code, out, err = run_index(capsys, monkeypatch, "--model", "gpt-4o-mimi", "-p", "hi",
+    code, out, err = run_joined(capsys, monkeypatch, "--model", "gpt-4o-mimi", "-p", "hi",
                                OPENAI_API_KEY="k", OPENAI_BASE_URL=server.url)
     assert code == 2 and out == ""
     assert "gpt-4o-mimi" in err and "nearest first: gpt-4o-mini, gpt-4o, o3" in err
@@ -141,7 +137,7 @@ def test_an_unknown_model_name_stops_at_start_with_the_nearest_ids(server, works
 def test_a_model_name_is_resolved_to_the_catalog_s_id(server, workspace, capsys, monkeypatch):
     server.family = FAMILIES["ollama"]
     server.reply_text("hi")
-    code, out, err = run_index(capsys, monkeypatch, "--model", "Qwen2.5-Coder", "-p", "hi",
+    code, out, err = run_joined(capsys, monkeypatch, "--model", "Qwen2.5-Coder", "-p", "hi",
                                OPENAI_API_KEY="k", OPENAI_BASE_URL=server.url)
     assert code == 0, err
     assert server.requests[0]["model"] == "qwen2.5-coder:latest"
@@ -149,7 +145,7 @@ def test_a_model_name_is_resolved_to_the_catalog_s_id(server, workspace, capsys,
 
 def test_a_local_server_needs_no_key(server, workspace, capsys, monkeypatch):
     server.reply_text("Hello from the local server.")
-    code, out, err = run_index(capsys, monkeypatch, "-p", "hi", OPENAI_BASE_URL=server.url)
+    code, out, err = run_joined(capsys, monkeypatch, "-p", "hi", OPENAI_BASE_URL=server.url)
     assert code == 0, err
     assert out.strip() == "Hello from the local server." and "offline lesson" not in err
 
@@ -158,7 +154,7 @@ def test_headless_keeps_retries_and_reasoning_off_stdout(server, workspace, caps
     server.family = FAMILIES["deepseek"]
     server.fail(429, "Rate limit reached", headers={"Retry-After": "0"})
     server.reply(reasoning=["secret ", "thoughts"], text=["The answer."])
-    code, out, err = run_index(capsys, monkeypatch, "-p", "hi", OPENAI_API_KEY="k",
+    code, out, err = run_joined(capsys, monkeypatch, "-p", "hi", OPENAI_API_KEY="k",
                                OPENAI_BASE_URL=server.url)
     assert code == 0, err
     assert out.strip() == "The answer."
@@ -169,7 +165,7 @@ def test_doctor_names_the_endpoint_and_the_parameters_it_dropped(server, workspa
                                                                  monkeypatch):
     server.family = FAMILIES["glm"]
     server.reply_text("OK")
-    code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
+    code, out, err = run_joined(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
     shown = " ".join(out.split())
     assert code == 0, err
     assert "model endpoint" in shown and "OpenAI-compatible" in shown and "stream_options" in shown
@@ -178,7 +174,7 @@ def test_doctor_names_the_endpoint_and_the_parameters_it_dropped(server, workspa
 
 def test_doctor_says_when_the_server_cannot_call_tools(server, workspace, capsys, monkeypatch):
     server.fail(500, "tools param requires --jinja flag")
-    code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
+    code, out, err = run_joined(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=server.url)
     shown = " ".join(out.split())
     assert "cannot call tools" in shown and "--jinja" in shown
 
@@ -187,13 +183,13 @@ def test_doctor_fails_when_the_endpoint_does_not_answer(workspace, capsys, monke
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{unused.getsockname()[1]}/v1"
-    code, out, err = run_index(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=url)
+    code, out, err = run_joined(capsys, monkeypatch, "--doctor", OPENAI_BASE_URL=url)
     shown = " ".join(out.split())
     assert code == 1 and "cannot connect" in shown and "parameters dropped" not in shown
 
 
 def test_doctor_with_the_offline_lesson_is_not_a_failure(workspace, capsys, monkeypatch):
-    code, out, err = run_index(capsys, monkeypatch, "--doctor")
+    code, out, err = run_joined(capsys, monkeypatch, "--doctor")
     assert code == 0 and "OPENAI_BASE_URL" in out
 
 
@@ -201,7 +197,7 @@ def test_doctor_shows_a_missing_endpoint_as_not_active(server, workspace, capsys
     row = {}
     for env in ({}, {"OPENAI_BASE_URL": server.url}):
         server.reply_text("OK")
-        code, out, err = run_index(capsys, monkeypatch, "--doctor", **env)
+        code, out, err = run_joined(capsys, monkeypatch, "--doctor", **env)
         line = next(line for line in out.splitlines() if "model endpoint" in line)
         row[bool(env)] = line.split("│")[2].strip()
     assert row == {False: "no", True: "yes"}

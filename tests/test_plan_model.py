@@ -19,6 +19,7 @@ from session.live import Session
 from session.store import SessionStore
 from state import AppState
 from tests.fake_chat_server import FakeChatServer
+from tests.harness import run_index
 from tools.plan_mode import PlanReview
 from ui.slash import run_slash_command
 
@@ -32,6 +33,13 @@ def stepagent(server: FakeChatServer, workspace: Path, *args: str) -> subprocess
                           cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
 
 
+def in_this_process(server: FakeChatServer, capsys, monkeypatch, *args: str) -> tuple[int, str, str]:
+    """`stepagent` in this process: for a run whose session is not opened again in the test
+    (the session's lock is held until the process ends)."""
+    return run_index(capsys, monkeypatch, "--model", "builder", *args, OPENAI_BASE_URL=server.url,
+                     OPENAI_API_KEY="k")
+
+
 def sent_models(server: FakeChatServer) -> list[tuple[str, str]]:
     """Each request's model, and whose it was: the session's agent or a sub-agent."""
     def whose(body: dict) -> str:
@@ -40,7 +48,8 @@ def sent_models(server: FakeChatServer) -> list[tuple[str, str]]:
     return [(body["model"], whose(body)) for body in server.requests]
 
 
-def test_p_plans_on_the_plan_model_and_builds_on_the_session_model_sub_agents_alike(server, workspace):
+def test_p_plans_on_the_plan_model_and_builds_on_the_session_model_sub_agents_alike(server, workspace,
+                                                                                  capsys, monkeypatch):
     server.models = CATALOG
     server.reply_tool_calls(("Agent", {"description": "look", "prompt": "look around",
                                        "subagent_type": "explore"}))
@@ -51,14 +60,14 @@ def test_p_plans_on_the_plan_model_and_builds_on_the_session_model_sub_agents_al
     server.reply_tool_calls(("Write", {"file_path": "a.txt", "content": "hi"}))
     server.reply_text("wrote it")
     server.reply_text("done")
-    done = stepagent(server, workspace, "--plan-model", "planner", "--mode", "plan",
-                     "--approve-plan=edit", "-p", "add a.txt")
-    assert done.returncode == 0, done.stderr
+    code, _, err = in_this_process(server, capsys, monkeypatch, "--plan-model", "planner", "--mode",
+                                   "plan", "--approve-plan=edit", "-p", "add a.txt")
+    assert code == 0, err
     assert sent_models(server) == [("planner", "agent"), ("planner", "sub-agent"), ("planner", "agent"),
                                    ("builder", "agent"), ("builder", "sub-agent"),
                                    ("builder", "sub-agent"), ("builder", "agent")]
     assert (workspace / "a.txt").read_text() == "hi"
-    assert "started in plan mode · planner" in done.stderr and "started · builder" in done.stderr
+    assert "started in plan mode · planner" in err and "started · builder" in err
 
 
 def test_a_resumed_planning_session_keeps_its_plan_model_until_a_flag_says_otherwise(server, workspace):
@@ -80,11 +89,12 @@ def test_a_resumed_planning_session_keeps_its_plan_model_until_a_flag_says_other
     assert restored.plan_mode and restored.plan_model == ""
 
 
-def test_a_plan_model_the_endpoint_does_not_know_is_one_line_and_nothing_is_sent(server, workspace):
+def test_a_plan_model_the_endpoint_does_not_know_is_one_line_and_nothing_is_sent(server, workspace,
+                                                                                capsys, monkeypatch):
     server.models = CATALOG
-    refused = stepagent(server, workspace, "--plan-model", "plannr", "-p", "hi")
-    assert refused.returncode == 2
-    assert refused.stderr.splitlines() == [
+    code, _, err = in_this_process(server, capsys, monkeypatch, "--plan-model", "plannr", "-p", "hi")
+    assert code == 2
+    assert err.splitlines() == [
         "stepagent: no model 'plannr' at this endpoint; available, nearest first: planner, builder"]
     assert server.requests == []
 

@@ -21,7 +21,7 @@ import session.store
 from agent.history import reminder_kind
 from session.journal import read_session
 from session.store import SessionStore
-from tests.harness import assert_valid_history, call, journaled, turn
+from tests.harness import assert_valid_history, call, journaled, run_index, turn
 
 ROOT = Path(__file__).resolve().parent.parent
 NESTED = '{"file_path": ' + "[" * 5000 + "]" * 5000 + "}"
@@ -40,21 +40,26 @@ CASES = {  # the model's texts share one session: one run and one resume instead
 }
 
 
-def run_index(workspace: Path, *args: str | bytes, stdin: bytes = b"", **env: str) -> tuple[int, str]:
+def run_process(workspace: Path, *args: str | bytes, stdin: bytes = b"") -> tuple[int, str]:
     """A real run of stepagent in the workspace; its exit code and stderr on one line."""
     done = subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace,
                           input=stdin, capture_output=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "1000", **env})
+                          env={**os.environ, "COLUMNS": "1000"})
     return done.returncode, " ".join(done.stderr.decode(errors="replace").split())
+
+
+def resumed(capsys, monkeypatch, server) -> tuple[int, str, str]:
+    """`--continue -p "go on"` against the server, in this process: the session's last run."""
+    return run_index(capsys, monkeypatch, "--continue", "-p", "go on", OPENAI_BASE_URL=server.url)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_every_text_is_stored_and_the_session_resumes(case, workspace, server):
+def test_every_text_is_stored_and_the_session_resumes(case, workspace, server, capsys, monkeypatch):
     script, prompt, expected = CASES[case]
     (workspace / "s.json").write_text(json.dumps(script))
     mode = ["--mode", "plan"] if case == "plan" else []
-    code, err = run_index(workspace, "--script", "s.json", *mode, "-p", prompt, stdin=b"x \xff")
+    code, err = run_process(workspace, "--script", "s.json", *mode, "-p", prompt, stdin=b"x \xff")
     assert code == expected, err
     assert "internal error" not in err and "in memory" not in err
     store = SessionStore(workspace.parent / "home" / "sessions.db")
@@ -63,19 +68,20 @@ def test_every_text_is_stored_and_the_session_resumes(case, workspace, server):
     calls = sum(len(turn.get("tool_calls", [])) for turn in script)
     assert len([m for m in stored if not reminder_kind(m)]) == 1 + len(script) + calls
     server.reply_text("resumed")
-    code, err = run_index(workspace, "--continue", "-p", "go on", OPENAI_BASE_URL=server.url)
+    code, _, err = resumed(capsys, monkeypatch, server)
     assert code == 0, err
     sent = server.requests[-1]["messages"][1:]
     assert sent[:len(stored)] == stored and {"role": "user", "content": "go on"} in sent[len(stored):]
     assert_valid_history(sent)
 
 
-def test_a_plan_with_a_lone_surrogate_is_approved_saved_as_shown_and_resumed(workspace, server):
+def test_a_plan_with_a_lone_surrogate_is_approved_saved_as_shown_and_resumed(workspace, server, capsys,
+                                                                           monkeypatch):
     """The plan shown, digested and saved is the same text: the surrogate as the escape the screen draws."""
     script = [{"tool_calls": [{"name": "ExitPlanMode", "arguments": {"plan": "1. \ud800 step"}}]},
               {"text": "building"}]
     (workspace / "s.json").write_text(json.dumps(script))
-    code, err = run_index(workspace, "--script", "s.json", "--mode", "plan", "--approve-plan",
+    code, err = run_process(workspace, "--script", "s.json", "--mode", "plan", "--approve-plan",
                           "-p", "plan it")
     assert code == 0 and "1. \\ud800 step" in err, err
     store = SessionStore(workspace.parent / "home" / "sessions.db")
@@ -89,7 +95,7 @@ def test_a_plan_with_a_lone_surrogate_is_approved_saved_as_shown_and_resumed(wor
     [asked] = [m for m in stored if m.get("tool_calls")]
     assert json.loads(asked["tool_calls"][0]["function"]["arguments"]) == {"plan": "1. \ud800 step"}
     server.reply_text("resumed")
-    code, err = run_index(workspace, "--continue", "-p", "go on", OPENAI_BASE_URL=server.url)
+    code, _, err = resumed(capsys, monkeypatch, server)
     assert code == 0, err
     sent = server.requests[-1]["messages"][1:]
     assert sent[:len(stored)] == stored
