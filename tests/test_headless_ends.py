@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import run_index
+
 ROOT = Path(__file__).resolve().parent.parent
 SLOW_TOOL = [{"tool_calls": [{"name": "Bash", "arguments": {"command": "sleep 1"}}]},
              {"text": "done"}]
@@ -48,12 +50,12 @@ def test_a_closed_stdout_is_no_internal_error(workspace):
 
 
 @pytest.mark.parametrize("reason", ["length", "content_filter"])
-def test_an_answer_cut_or_filtered_is_not_taken_for_complete(reason, server, workspace):
+def test_an_answer_cut_or_filtered_is_not_taken_for_complete(reason, server, workspace, capsys,
+                                                             monkeypatch):
     server.reply(text=["The first half of"], finish=reason)
-    done = subprocess.run(command("-p", "hi", "--output-format", "json"), cwd=workspace,
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "OPENAI_BASE_URL": server.url, "COLUMNS": "1000"})
-    result = json.loads(done.stdout)
-    assert done.returncode == 1 and result["exit_code"] == 1
+    code, out, err = run_index(capsys, monkeypatch, "-p", "hi", "--output-format", "json",
+                               OPENAI_BASE_URL=server.url, COLUMNS="1000")
+    result = json.loads(out)
+    assert code == 1 and result["exit_code"] == 1
     assert result["ending"] == "cut" and result["text"] == "The first half of"
-    assert reason in result["error"] and reason in done.stderr and "incomplete" in done.stderr
+    assert reason in result["error"] and reason in err and "incomplete" in err

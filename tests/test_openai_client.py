@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from models.base import ModelError
 from models.openai_chat import OpenAIChatModel
+from tests.harness import run_index
 
-ROOT = Path(__file__).resolve().parent.parent
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
@@ -64,16 +60,16 @@ def test_a_refused_connection_names_the_endpoint():
         model.complete(MESSAGES, [], lambda piece: None)
 
 
-def test_headless_session_against_the_server_denies_a_write_while_planning(server, workspace):
+def test_headless_session_against_the_server_denies_a_write_while_planning(server, workspace, capsys,
+                                                                          monkeypatch):
     server.reply_tool_calls(("Write", {"file_path": "x.txt", "content": "x"}),
                             ("Read", {"file_path": "missing.txt"}))
     server.reply_text("The plan is to ", "write x.txt.")
-    env = {**os.environ, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": server.url,
-           "OPENAI_MODEL": "fake-model"}
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--mode", "plan", "-p", "plan it"],
-                          cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "The plan is to write x.txt."
+    code, out, err = run_index(capsys, monkeypatch, "--mode", "plan", "-p", "plan it",
+                               OPENAI_API_KEY="test-key", OPENAI_BASE_URL=server.url,
+                               OPENAI_MODEL="fake-model")
+    assert code == 0, err
+    assert out.strip() == "The plan is to write x.txt."
     assert not (workspace / "x.txt").exists()
     first, second = server.requests
     assert first["messages"][0]["content"].startswith("# Plan Mode (ACTIVE)")
@@ -83,13 +79,12 @@ def test_headless_session_against_the_server_denies_a_write_while_planning(serve
     assert "plan-mode-guard" in results[0]["content"]
 
 
-def test_headless_reports_a_bad_key_and_exits_non_zero(server, workspace):
+def test_headless_reports_a_bad_key_and_exits_non_zero(server, workspace, capsys, monkeypatch):
     server.fail(401)
-    env = {**os.environ, "OPENAI_API_KEY": "bad", "OPENAI_BASE_URL": server.url}
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "-p", "hi"], cwd=workspace,
-                          env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1
-    assert done.stdout == "" and "OPENAI_API_KEY" in done.stderr
+    code, out, err = run_index(capsys, monkeypatch, "-p", "hi", OPENAI_API_KEY="bad",
+                               OPENAI_BASE_URL=server.url)
+    assert code == 1
+    assert out == "" and "OPENAI_API_KEY" in err
 
 
 def test_each_request_carries_the_history_as_it_is_now_however_it_changed(server):
