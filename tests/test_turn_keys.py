@@ -4,6 +4,7 @@ and the session store it writes through from its thread."""
 from __future__ import annotations
 
 import os
+import signal
 import termios
 import threading
 import time
@@ -109,3 +110,12 @@ def test_threads_writing_to_one_store_take_turns(tmp_path: Path):
         thread.join()
     assert failures == []
     assert len(store.entries("sess_1")) == 300
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the thread's mask in /proc")
+def test_the_reader_leaves_ctrl_c_to_the_main_thread(keyboard):
+    keys = keyboard[0]
+    keys.start()
+    status = Path(f"/proc/self/task/{keys._reader.native_id}/status").read_text()
+    blocked = int(next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16)
+    assert blocked & 1 << (signal.SIGINT - 1), "a Ctrl-C the reader took would not wake the main thread"

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from ui.modes import cycle
+from ui.uninterrupted import uninterrupted
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -125,11 +126,12 @@ class TurnKeys:
         keys = termios.tcgetattr(self.fd)
         keys[3] &= ~(termios.ICANON | termios.ECHO)  # ISIG stays: Ctrl-C is still SIGINT
         keys[6][termios.VMIN], keys[6][termios.VTIME] = 1, 0
-        termios.tcsetattr(self.fd, termios.TCSANOW, keys)
-        self._wake = os.pipe()
-        self._reader = threading.Thread(target=self._read, args=(self._wake[0],), name="turn-keys",
-                                        daemon=True)
-        self._reader.start()
+        with uninterrupted():  # the reader thread keeps SIGINT blocked: Ctrl-C stays the main thread's
+            termios.tcsetattr(self.fd, termios.TCSANOW, keys)
+            self._wake = os.pipe()
+            self._reader = threading.Thread(target=self._read, args=(self._wake[0],),
+                                            name="turn-keys", daemon=True)
+            self._reader.start()
 
     def _quiet(self) -> None:
         """Stop the reader and give the terminal back as it was; keys not read yet stay queued."""
@@ -137,13 +139,14 @@ class TurnKeys:
 
         if self._reader is None or self._wake is None:
             return
-        os.write(self._wake[1], b"x")
-        self._reader.join()
-        for end in self._wake:
-            os.close(end)
-        self._reader = self._wake = None
-        if self._cooked is not None:
-            termios.tcsetattr(self.fd, termios.TCSANOW, self._cooked)
+        with uninterrupted():  # a Ctrl-C half-way would leave the terminal without echo
+            os.write(self._wake[1], b"x")
+            self._reader.join()
+            for end in self._wake:
+                os.close(end)
+            self._reader = self._wake = None
+            if self._cooked is not None:
+                termios.tcsetattr(self.fd, termios.TCSANOW, self._cooked)
 
     def _read(self, wake: int) -> None:
         from prompt_toolkit.input.vt100_parser import Vt100Parser

@@ -2,9 +2,12 @@
 
 rich's Live keeps state in the console (the live stack, a render hook); a
 KeyboardInterrupt landing half-way through starting or stopping one leaves that
-state broken, and the next spinner fails. Blocking SIGINT for those moments
-delays the interrupt by microseconds: it is delivered, and the turn cancelled,
-right after.
+state broken, and the next spinner fails. The reader of keys typed during a turn
+(ui/turn_keys.py) is the same: stopped half-way, it would leave the terminal
+without echo. Blocking SIGINT for those moments delays the interrupt by
+microseconds: it is delivered, and the turn cancelled, right after. A thread
+started inside the block keeps SIGINT blocked (threads inherit the mask), so
+the kernel hands Ctrl-C to the main thread, whose wait it must break.
 """
 
 from __future__ import annotations
