@@ -28,6 +28,7 @@ from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
 from settings.user_hooks import UserHooks
 from state import SESSION_ID_PREFIX, AppState, PermissionMode, new_session_id
+from tools.base import counted
 from tools.todos import Todo, replace_todos, todos_of
 
 AMBIGUOUS_SHOWN = 5
@@ -222,8 +223,8 @@ class Session:
         One line per decision (✓ or ✗, the tool, who decided, what the call worked on),
         a denial's reason wrapped and indented below it.
         """
-        lines = [f"{self.agent.requests} model requests and {self.agent.executor.calls} tool calls "
-                 "in this run:"]
+        lines = [f"{counted(self.agent.requests, 'model request')} and "
+                 f"{counted(self.agent.executor.calls, 'tool call')} in this run:"]
         tools = [len(entry["tool"]) for entry in self.journal.audit if entry["kind"] == "hook"]
         width = max([TOOL_COLUMN, *(length + 2 for length in tools)])
         for entry in self.journal.audit:
@@ -319,5 +320,5 @@ def _review_line(entry: dict) -> str:
 def _subagent_line(entry: dict) -> str:
     if entry["phase"] == "started":
         return f"sub-agent {entry['agent']} started{' in plan mode' if entry['plan_mode'] else ''}"
-    return (f"sub-agent {entry['agent']} {entry['ending']}: {entry['tool_calls']} tool calls, "
-            f"{entry['requests']} model requests, {entry['seconds']:.1f} s")
+    return (f"sub-agent {entry['agent']} {entry['ending']}: {counted(entry['tool_calls'], 'tool call')}, "
+            f"{counted(entry['requests'], 'model request')}, {entry['seconds']:.1f} s")

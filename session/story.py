@@ -31,6 +31,7 @@ from agent.history import reminder_kind
 from session.store import Entry
 from session.plan_revisions import Revision as Reviewed
 from session.story_records import Call, Decision, PlanSpan, Revision, Story, Turn, review_answer
+from tools.base import counted
 
 ESTIMATED_CHARS_PER_TOKEN = 4
 APPROVAL = "ExitPlanMode approval"
@@ -246,8 +247,9 @@ class _Reader:
             where = " in plan mode" if payload.get("plan_mode") else ""
             self._add(("note", f"Sub-agent {payload['agent']} started{where}."))
         else:
-            self._add(("note", f"Sub-agent {payload['agent']} {payload['ending']}: {payload['tool_calls']} "
-                               f"tool calls, {payload['requests']} model requests."))
+            self._add(("note", f"Sub-agent {payload['agent']} {payload['ending']}: "
+                               f"{counted(payload['tool_calls'], 'tool call')}, "
+                               f"{counted(payload['requests'], 'model request')}."))
 
     def story(self) -> Story:
         if self.spans and not self.spans[-1].ended:

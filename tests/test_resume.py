@@ -325,3 +325,12 @@ def test_the_exit_hint_repeats_the_command_the_user_ran(workspace, tmp_path):
         terminal.expect_text(f"{launcher} --resume sess_")
     finally:
         terminal.close()
+
+
+def test_trace_counts_one_call_and_one_request_in_the_singular(workspace, tmp_path):
+    session, live = journaled(workspace, SessionStore(tmp_path / "sessions.db"),
+                              [turn("", call("Read", file_path="x")), turn("read")])
+    session.run("read x")
+    assert live.trace()[0] == "2 model requests and 1 tool call in this run:"
+    session.run("again")
+    assert live.trace()[0] == "3 model requests and 1 tool call in this run:"

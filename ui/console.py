@@ -188,8 +188,8 @@ class ConsoleView:
             line.append(f"started{' in plan mode' if event.plan_mode else ''} · {safe(event.model)}",
                         style="dim")
         elif isinstance(event, SubAgentFinished):
-            line.append(f"{event.ending} · {event.tool_calls} tool calls · {event.requests} "
-                        f"requests · {event.seconds:.1f} s", style="bold" if event.ending ==
+            line.append(f"{event.ending} · {counted(event.tool_calls, 'tool call')} · "
+                        f"{counted(event.requests, 'request')} · {event.seconds:.1f} s", style="bold" if event.ending ==
                         "answered" else "bold red")
         else:
             decision = event.decision
