@@ -136,3 +136,13 @@ def test_the_repl_command_chooses_shows_clears_and_clear_and_resume_keep_it(serv
     run_slash_command(f"/resume {first}", live)
     assert live.agent.model.name == "planner" and live.agent.state.plan_mode
     assert run_slash_command("/model plan", live).message.startswith("Plan model: planner")
+
+
+def test_model_alone_at_an_endpoint_it_cannot_reach_says_so_in_one_sentence(workspace, tmp_path):
+    state = AppState()
+    model = OpenAIChatModel("builder", "k", "http://127.0.0.1:9/v1", retry_delay=0.0)
+    agent = assemble(workspace, state, model, lambda plan: PlanReview("reject"), lambda request: False,
+                     product_layers())
+    shown = run_slash_command("/model", Session(agent, Journal(None, state, workspace, warn=print)))
+    assert shown.is_error
+    assert shown.message == "Model: builder; cannot reach http://127.0.0.1:9/v1 to list its models."

@@ -158,7 +158,7 @@ def _model(session: Session, name: str) -> SlashOutcome:
         try:
             return SlashOutcome(format_catalog(list_models(), model.name))
         except ModelError as failure:
-            return SlashOutcome(f"Model: {model.name}. {failure}", is_error=True)
+            return SlashOutcome(f"Model: {model.name}; {str(failure).rstrip('.')}.", is_error=True)
     try:
         name = model_named(model, name)
     except ModelError as failure:
