@@ -68,7 +68,7 @@ class SessionChanges:
             if cut:
                 parts.append(f"# {shown(self.workspace, path)}: now over {MAX_READ_BYTES} bytes, not compared\n")
             elif after != before:
-                parts.append(unified_diff(before or "", after or "", shown(self.workspace, path)))
+                parts.append(unified_diff(before, after, shown(self.workspace, path)))
         parts += [f"# {shown(self.workspace, path)}: over {MAX_READ_BYTES} bytes, not compared\n"
                   for path in self.too_large]
         return "".join(parts)

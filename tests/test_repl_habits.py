@@ -69,6 +69,8 @@ def test_diff_shows_what_write_and_edit_changed_and_clear_starts_afresh(workspac
     live.agent.run_turn("go")
     diff = run_slash_command("/diff", live).message
     assert "+hello" in diff and "-a = 1" in diff and "+a = 2" in diff and "denied.txt" not in diff
+    assert "--- /dev/null\n+++ b/new.txt\n" in diff, "a new file comes from /dev/null, as in git"
+    assert "--- a/app.py\n+++ b/app.py\n" in diff
     old_id = live.agent.state.session_id
     assert old_id in run_slash_command("/clear", live).message
     assert live.agent.messages == [] and live.agent.state.session_id != old_id

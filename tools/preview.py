@@ -81,9 +81,15 @@ def lines_of(text: str) -> list[str]:
     return [line for line in re.split(r"(?<=\n)", text) if line]
 
 
-def unified_diff(before: str, after: str, name: str) -> str:
-    """A unified diff of two texts, with three lines of context."""
-    lines = difflib.unified_diff(lines_of(before), lines_of(after), f"a/{name}", f"b/{name}", n=3)
+def unified_diff(before: str | None, after: str | None, name: str) -> str:
+    """A unified diff of two texts, with three lines of context.
+
+    None stands for a file that is not there, named /dev/null as git names it for a file
+    added or deleted.
+    """
+    lines = difflib.unified_diff(lines_of(before or ""), lines_of(after or ""),
+                                 "/dev/null" if before is None else f"a/{name}",
+                                 "/dev/null" if after is None else f"b/{name}", n=3)
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
