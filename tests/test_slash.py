@@ -37,3 +37,11 @@ def test_todos_trace_compact_and_resume(workspace, tmp_path):
     outcome = run_slash_command(f"/resume {first.state.session_id}", other)
     assert not outcome.is_error and second.agent.messages == first.agent.messages
     assert run_slash_command("/resume sess_missing", other).is_error
+
+
+def test_a_command_typed_in_capitals_is_the_command(workspace, tmp_path):
+    _, live = journaled(workspace, SessionStore(tmp_path / "db"), [])
+    shown = run_slash_command("/HELP", live)
+    assert not shown.is_error and shown.message == run_slash_command("/help", live).message
+    assert run_slash_command("/Plan fix the bug", live).send == "fix the bug"
+    assert run_slash_command("/EXIT", live).exit

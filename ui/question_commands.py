@@ -68,6 +68,7 @@ class QuestionCommands:
         from ui.slash import SlashOutcome, command_names, run_slash_command, unknown_command
 
         name, _, rest = line.strip().partition(" ")
+        name = name.lower()
         if name in EXITS:
             self.leaving = True
             return

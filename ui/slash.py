@@ -59,7 +59,7 @@ class SlashOutcome:
 def run_slash_command(line: str, session: Session) -> SlashOutcome:
     """Carry out one /command on the session; the outcome says what the REPL does next."""
     name, _, rest = line.strip().partition(" ")
-    rest = rest.strip()
+    name, rest = name.lower(), rest.strip()  # /HELP is /help, as /mode BUILD is /mode build
     state = session.agent.state
     if name == "/plan" and rest in {"show", "approve"}:
         return _show_plan(session) if rest == "show" else _approve_plan(session)
