@@ -156,6 +156,14 @@ def test_approve_plan_without_p_is_refused_before_anything_runs(workspace):
     assert list(workspace.iterdir()) == []
 
 
+def test_a_p_only_flag_or_a_mode_that_cannot_build_is_refused_in_one_line(workspace):
+    for args, said in ((["--output-format", "json"], "--output-format json works with -p only"),
+                       (["-p", "x", "--approve-plan=plan"], "build, edit or yolo")):
+        done = run_index(workspace, *args)
+        assert done.returncode == 2 and said in done.stderr and "''" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and list(workspace.iterdir()) == []
+
+
 def test_end_of_input_at_the_plan_question_rejects_the_plan():
     from rich.console import Console
 

@@ -66,8 +66,7 @@ def argument_parser() -> argparse.ArgumentParser:
                         "(- reads the prompt from standard input)")
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
                         help="with -p: the answer as text, one JSON object, or JSON lines as it runs")
-    parser.add_argument("--approve-plan", nargs="?", const="", choices=("", "build", "edit", "yolo"),
-                        metavar="MODE", help="with -p: approve the model's plan instead of stopping "
+    parser.add_argument("--approve-plan", nargs="?", const="", metavar="MODE", help="with -p: approve the model's plan instead of stopping "
                         "at it (exit code 4), and go on in MODE (--approve-plan=edit lets the "
                         "implementation write; bare: the mode in force)")
     parser.add_argument("--model", help=f"model name (default: $OPENAI_MODEL or {DEFAULT_MODEL})")
@@ -156,6 +155,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--check needs --script FILE (a recording)")
     if args.approve_plan is not None and args.prompt is None:
         parser.error("--approve-plan works with -p only; in the REPL you review the plan yourself")
+    if args.approve_plan not in (None, "", "build", "edit", "yolo"):
+        parser.error(f"--approve-plan={args.approve_plan}: name the mode to build in, build, edit "
+                     "or yolo (bare --approve-plan keeps the mode in force)")
+    if args.output_format != "text" and args.prompt is None:
+        parser.error(f"--output-format {args.output_format} works with -p only; the REPL draws "
+                     "for a person")
     if args.ask_timeout is not None and not 0 < args.ask_timeout < float("inf"):
         parser.error("--ask-timeout must be a number of seconds above 0")
     if args.export_html is not None and not (args.resume or args.continue_latest):
