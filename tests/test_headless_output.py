@@ -121,3 +121,10 @@ def test_exit_codes_are_listed_the_same_in_help_and_readme(workspace, tmp_path):
     assert codes == [0, 1, 2, 3, 4, 5, 130, 141]
     assert run(workspace, tmp_path / "home", "--resume", "nothing-like-it", "-p", "x").returncode == 2
     assert run(workspace, tmp_path / "home", "--no-such-flag").returncode == 2
+
+
+def test_json_names_a_plan_left_awaiting_approval_for_what_it_is(workspace, tmp_path):
+    planned = run(workspace, tmp_path / "home", "-p", "add a greeting file", "--output-format", "json")
+    result = json.loads(planned.stdout)
+    assert planned.returncode == 4 and result["exit_code"] == 4
+    assert result["ending"] == "plan_pending" and result["plan"].startswith("## Plan")

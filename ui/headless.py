@@ -6,7 +6,8 @@ written byte for byte, since a script reading it wants the model's exact text.
 `-p -` reads the prompt from standard input.
 
 --output-format text         the answer (or the plan awaiting approval)
---output-format json         one object at the end: ending, text, plan, session id, tokens
+--output-format json         one object at the end: ending (answered, plan_pending, cut,
+                             interrupted…), text, plan, session id, tokens
 --output-format stream-json  one JSON object per line as things happen (messages, tool
                              decisions, tool results), then the same final object
 
@@ -42,6 +43,7 @@ from ui.safe_text import safe
 from ui.startup import resume_command
 
 PLAN_NOT_APPROVED = 4
+PLAN_PENDING = "plan_pending"
 UNANSWERED_DENIALS = 5
 READER_GONE = 141
 
@@ -121,7 +123,8 @@ def final_record(outcome: TurnOutcome, plan: str, code: int, session_id: str,
                  usage: UsageMeter, unanswered: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The one object `--output-format json` prints (and stream-json ends with)."""
     tally = usage.session
-    return {"type": "result", "ending": outcome.ending, "exit_code": code, "text": outcome.text,
+    return {"type": "result", "ending": PLAN_PENDING if plan else outcome.ending, "exit_code": code,
+            "text": outcome.text,
             "plan": plan, "error": outcome.error, "session_id": session_id,
             "unanswered": unanswered or [],
             "usage": {"input_tokens": tally.input_tokens, "output_tokens": tally.output_tokens,
