@@ -222,12 +222,18 @@ def test_plan_show_at_the_review_prints_the_plan_under_review(workspace):
     assert door.result() == REJECTED, "the question was asked again"
 
 
-def test_a_plan_emptied_in_the_editor_cancels_the_edit(workspace, tmp_path, monkeypatch):
-    editor = tmp_path / "empty.sh"
-    editor.write_text('#!/bin/sh\n: > "$1"\n')
+def editor_script(tmp_path: Path, monkeypatch, body: str) -> Path:
+    """$EDITOR becomes a shell script with `body` (the file to edit is $1)."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\n{body}\n")
     editor.chmod(0o755)
     monkeypatch.setenv("EDITOR", str(editor))
     monkeypatch.setenv("VISUAL", "")
+    return editor
+
+
+def test_a_plan_emptied_in_the_editor_cancels_the_edit(workspace, tmp_path, monkeypatch):
+    editor_script(tmp_path, monkeypatch, ': > "$1"')
     door = review(workspace, CTRL_G, "y")
     assert "the edit is cancelled" in door.out.getvalue()
     approved_exactly(door)  # the plan as it was before the editor
@@ -236,11 +242,7 @@ def test_a_plan_emptied_in_the_editor_cancels_the_edit(workspace, tmp_path, monk
 
 def test_an_editor_that_fails_says_so_with_its_exit_code_and_its_edits_are_not_used(
         workspace, tmp_path, monkeypatch):
-    editor = tmp_path / "fails.sh"
-    editor.write_text('#!/bin/sh\necho "3. Sneaked in" >> "$1"\nexit 3\n')
-    editor.chmod(0o755)
-    monkeypatch.setenv("EDITOR", str(editor))
-    monkeypatch.setenv("VISUAL", "")
+    editor = editor_script(tmp_path, monkeypatch, 'echo "3. Sneaked in" >> "$1"\nexit 3')
     door = review(workspace, CTRL_G, "y")
     said = " ".join(door.out.getvalue().split())
     assert f"The editor '{editor}' exited with code 3" in said and "The plan is unchanged" in said
