@@ -153,9 +153,10 @@ class Journal:
         try:
             if session_id not in self._created:
                 self.claim(session_id)
-                self.store.create_session(session_id, self.workspace)
+                begun = self.store.create_session(session_id, self.workspace)
                 self._created.add(session_id)
-                self._record_opening(session_id, event)
+                if begun:
+                    self._record_opening(session_id, event)
             if isinstance(event, CheckpointTaken):
                 self.store.add_checkpoint(session_id, event)
             else:
@@ -177,7 +178,10 @@ class Journal:
         self.warn(f"{why}. Going on in memory; this session will not be saved from here.")
 
     def _record_opening(self, session_id: str, event: Event) -> None:
-        """A session begun by /clear, or resumed, starts with its modes and plan model."""
+        """A session begun here (the first, or one /clear starts) starts with its modes and plan model.
+
+        One resumed or forked has its own already: a resume adds no entry that did not happen.
+        """
         if not isinstance(event, ModeChanged):
             opened = ModeChanged(self.state.plan_mode, self.state.permission_mode.value,
                                  "session opened")

@@ -94,12 +94,12 @@ class SessionStore:
         """Close the database connection."""
         self._db.close()
 
-    def create_session(self, session_id: str, workspace: Path) -> None:
-        """Record a new session for this workspace (nothing happens if it exists)."""
+    def create_session(self, session_id: str, workspace: Path) -> bool:
+        """Record a new session for this workspace; False (and nothing happens) if it exists."""
         now = time.time()
         with self._write() as db:
-            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                       (session_id, str(workspace), now, now))
+            return db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                              (session_id, str(workspace), now, now)).rowcount == 1
 
     def append(self, session_id: str, kind: str, payload: dict[str, Any]) -> int:
         """Add one entry at the end of the session; returns its number."""

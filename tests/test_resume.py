@@ -334,3 +334,19 @@ def test_trace_counts_one_call_and_one_request_in_the_singular(workspace, tmp_pa
     assert live.trace()[0] == "2 model requests and 1 tool call in this run:"
     session.run("again")
     assert live.trace()[0] == "3 model requests and 1 tool call in this run:"
+
+
+def test_continuing_a_session_adds_no_entry_that_did_not_happen(workspace, tmp_path):
+    from session.journal import read_session
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "one"}]))
+    for args in (["-p", "hi"], ["--continue", "-p", "again"], ["--continue", "-p", "and again"]):
+        done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script), *args],
+                              cwd=workspace, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+    store = SessionStore(tmp_path / "home" / "sessions.db")
+    (stored,) = store.sessions(workspace)
+    restored = read_session(store, stored.id)
+    assert [entry["cause"] for entry in restored.audit if entry["kind"] == "mode"] == ["session opened"]
+    assert [m["content"] for m in restored.messages if m["role"] == "user"] == ["hi", "again", "and again"]
