@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from rich.console import Console
 
 from state import AppState
@@ -12,6 +13,12 @@ from tests.harness import Session, call, turn
 from tools.todos import Todo, TodosChanged, replace_todos, todos_of
 from ui.console import ConsoleView
 from ui.prompt import toolbar
+
+
+def shown_toolbar(state) -> str:
+    """The bottom toolbar's text on a terminal 120 columns wide."""
+    return fragment_list_to_text(toolbar(state, lambda: "m", columns=lambda: 120)())
+
 
 LIST = [{"content": "Read the code", "status": "completed", "priority": "high"},
         {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"},
@@ -80,7 +87,7 @@ def test_console_shows_a_checklist_with_the_active_form():
 def test_toolbar_shows_completed_over_total(workspace):
     session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
     session.run()
-    assert "todos 1/3" in toolbar(session.state, lambda: "m")().value
+    assert "todos 1/3" in shown_toolbar(session.state)
 
 
 def test_a_session_stored_with_the_old_field_keeps_its_active_forms():
@@ -96,7 +103,7 @@ def test_what_the_model_is_given_back_keeps_both_forms(workspace):
     session = Session(workspace, [turn("", call("TodoWrite", todos=LIST)), turn("ok")])
     session.run()
     assert "2. [in_progress] Run tests (activeForm: Running tests)" in todo_lines(todos_of(session.state))
-    assert "todos 1/3: Running tests" in toolbar(session.state, lambda: "m")().value
+    assert "todos 1/3: Running tests" in shown_toolbar(session.state)
 
 
 def _with_todos(workspace, tmp_path, *turns):
@@ -117,7 +124,7 @@ def test_clear_and_lesson_start_a_fresh_conversation_with_an_empty_todo_list(wor
     store, session, live = _with_todos(workspace, tmp_path)
     old = session.state.session_id
     run_slash_command("/clear", live)
-    assert todos_of(session.state) == () and "todos" not in toolbar(session.state, lambda: "m")().value
+    assert todos_of(session.state) == () and "todos" not in shown_toolbar(session.state)
     assert [todo.content for todo in store.todos(old)] == ["Run tests", "Write docs"], \
         "the old session keeps its list for /resume"
     replace_todos(session.state, tuple(Todo.from_dict(item) for item in LIST))

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.formatted_text import HTML
-from prompt_toolkit.formatted_text.html import html_escape
+from prompt_toolkit.application import get_app_or_none, run_in_terminal
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from tools.todos import Todo, todos_of
 from ui.completion import SlashCompleter
+from ui.fit_line import Fragments, fitted
 from ui.modes import MODE_CYCLE, cycle
 from ui.safe_text import safe
 from ui.slash_help import command_names
@@ -35,33 +34,57 @@ if TYPE_CHECKING:
 TODO_SHOWN = 40  # characters of the step in progress the status line has room for
 
 
-def todo_progress(todos: tuple[Todo, ...]) -> str:
-    """`todos 1/3: Running tests`: how many are done, and the step in progress in its active form."""
+def todo_parts(todos: tuple[Todo, ...]) -> tuple[str, str]:
+    """`todos 1/3` and the step in progress in its active form, cut to TODO_SHOWN ('' for none)."""
     if not todos:
-        return ""
+        return "", ""
     done = sum(todo.status == "completed" for todo in todos)
     current = next((todo.shown for todo in todos if todo.status == "in_progress"), "")
     if len(current) > TODO_SHOWN:
         current = current[:TODO_SHOWN - 1] + "…"
-    return f"todos {done}/{len(todos)}" + (f": {safe(current)}" if current else "")
+    return f"todos {done}/{len(todos)}", safe(current)
 
 
-def toolbar(state: AppState, model_name: Callable[[], str],
-            context: Callable[[], str] = lambda: "") -> Callable[[], HTML]:
+def todo_progress(todos: tuple[Todo, ...]) -> str:
+    """`todos 1/3: Running tests`: how many are done, and the step in progress in its active form."""
+    done, current = todo_parts(todos)
+    return f"{done}: {current}" if current else done
+
+
+def toolbar(state: AppState, model_name: Callable[[], str], context: Callable[[], str] = lambda: "",
+            columns: Callable[[], int] | None = None) -> Callable[[], Fragments]:
     """The bottom line: mode (PLAN on magenta), todos, context use, keys, then the model.
 
-    The model comes last because a long model name is what a narrow terminal should cut.
+    It fits the terminal (ui/fit_line.py): where it is too narrow, the context loses its
+    token counts, the keys shorten to /help, the todos to their count, then the keys go,
+    the mode's words and the model's label; what is still too wide is cut at its end, so a
+    long model name, last, is what a narrow terminal cuts. `context` is the long form,
+    `context 12% (15,000 of 128,000 tokens)`; its short form ends before the parenthesis.
     """
-    def render() -> HTML:
-        mode = (" <style bg='ansimagenta' fg='ansiwhite'><b> PLAN </b></style> read-only research"
-                if state.plan_mode else f" mode: <b>{state.permission_mode.value}</b>")
-        progress = todo_progress(todos_of(state))
-        todos = f"  ·  {html_escape(progress)}" if progress else ""
-        shown = context()
-        used = f"  ·  {html_escape(shown)}" if shown else ""
-        return HTML(f"{mode}{todos}{used}  ·  Shift+Tab: mode  ·  /help  ·  "
-                    f"model: {html_escape(safe(model_name()))}")
+    def render() -> Fragments:
+        if state.plan_mode:
+            plan = [("", " "), ("bg:ansimagenta fg:ansiwhite bold", " PLAN ")]
+            mode = [plan + [("", " read-only research")], plan]
+        else:
+            label = ("bold", state.permission_mode.value)
+            mode = [[("", " mode: "), label], [("", " "), label]]
+        todos = [[("", todo_progress(todos_of(state)))], [("", todo_parts(todos_of(state))[0])]]
+        used = context()
+        name = safe(model_name())
+        facts = [mode, todos, [[("", used)], [("", used.split(" (", 1)[0])]],
+                 [[("", "Shift+Tab: mode  ·  /help")], [("", "/help")], []],
+                 [[("", f"model: {name}")], [("", name)]]]
+        return fitted(facts, GIVING_WAY, columns() if columns else terminal_columns())
     return render
+
+
+def terminal_columns() -> int:
+    """The width of the terminal the prompt is drawn on (80 outside a running prompt)."""
+    app = get_app_or_none()
+    return app.output.get_size().columns if app else 80
+
+
+GIVING_WAY = (2, 3, 1, 3, 0, 4)  # context, keys, todos, keys, mode, model: each a step shorter
 
 
 def status_line(state: AppState, model_name: Callable[[], str],
