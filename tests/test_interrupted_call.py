@@ -8,7 +8,8 @@ import time
 from tests.fake_chat_server import FakeChatServer
 from tests.terminal import Terminal
 
-COMMAND = "echo started >> effects.txt; echo partial-output; sleep 30; touch late.txt"
+# The output is in the pipe before effects.txt exists, so the file says both have happened.
+COMMAND = "echo partial-output; echo started >> effects.txt; sleep 30; touch late.txt"
 
 
 def test_ctrl_c_during_a_call_reports_it_interrupted_while_running(workspace):
@@ -21,11 +22,11 @@ def test_ctrl_c_during_a_call_reports_it_interrupted_while_running(workspace):
     try:
         terminal.expect("›")
         terminal.sendline("make effects")
-        for _ in range(200):
-            if (workspace / "effects.txt").exists():
-                break
+        terminal.expect_text("Running…")  # the call is on the screen: it has started
+        deadline = time.monotonic() + 30
+        while not (workspace / "effects.txt").exists():
+            assert time.monotonic() < deadline, "the command never ran"
             time.sleep(0.05)
-        time.sleep(0.3)  # the echo after it has reached the pipe
         terminal.child.sendintr()
         terminal.expect_text("Interrupted while running (Ctrl-C): its effects may stand")
         terminal.expect("Turn cancelled")
