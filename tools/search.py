@@ -145,6 +145,18 @@ def _leased_note(leased: list[Path], workspace: Path) -> str:
             "holds a lease on each, and reading would break it and signal that process)")
 
 
+def whole_system(folder: Path) -> str:
+    """Why `folder` is not searched, '' when it may be.
+
+    / and the kernel's folders are refused before anything under them is looked at: a look
+    for leases would walk the whole disk.
+    """
+    if folder == Path("/") or in_kernel_folder(folder):
+        return (f"{folder} is the whole file system or the kernel's own: its files act when read "
+                "(/proc/kmsg blocks, /dev/zero never ends); search a folder below /")
+    return ""
+
+
 def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_layers,
                       hidden: Callable[[Path], bool] = lambda path: False) -> list[Tool]:
     """Glob and Grep, both run by ripgrep in the workspace, in its bubblewrap view where there is one.
@@ -154,9 +166,6 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         return resolve(workspace, args.get("path") or ".")
 
     def search(arguments: list[str], cwd: Path, leased: list[Path], ends: bytes) -> Found:
-        if cwd == Path("/") or in_kernel_folder(cwd):
-            return Found(problem=f"{cwd} is the whole file system or the kernel's own: its files act "
-                         "when read (/proc/kmsg blocks, /dev/zero never ends); search a folder below /")
         ignore_file = next((path for path in leased if read_as_ignore_file(path)), None)
         if ignore_file:
             return Found(problem=f"{ignore_file}: another process holds a lease on it, and ripgrep "
@@ -174,6 +183,8 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
         root = where(args)
         if not root.is_dir():
             return error(f"{shown(workspace, root)} is not a directory.")
+        if refused := whole_system(root):
+            return error(f"Glob failed: {refused}")
         found = search(glob_arguments(args["pattern"]), root, leased_in(root), ends=NAMES)
         if found.problem:
             return error(f"Glob failed: {found.problem}")
@@ -189,6 +200,8 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
                          "searches only those (reading a FIFO or a device acts on it).")
         file = None if root.is_dir() else root.name
         folder = root if root.is_dir() else root.parent
+        if refused := whole_system(folder):
+            return error(f"Grep failed: {refused}")
         leased = leased_in(folder) if file is None else []
         held = "" if file is None else lease_on(root.stat())
         if held:
