@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,10 +10,8 @@ from hypothesis import given, settings, strategies as st
 from agent.history import reminder_kind
 from session.compaction import MAX_PLAN_BYTES, AutoCompact
 from session.token_estimate import TokenEstimate
-from tests.harness import Session, call, turn
+from tests.harness import Session, call, run_index, turn
 from tools.workspace import save_plan
-
-ROOT = Path(__file__).resolve().parent.parent
 
 TODOS = [{"content": "Write the parser", "status": "in_progress", "activeForm": "Writing the parser"}]
 
@@ -107,18 +101,18 @@ def test_the_running_estimate_matches_the_whole_history_however_it_changes(chang
 
 
 @pytest.mark.slow
-def test_a_history_far_past_the_window_compacts_from_a_transcript_that_fits(workspace, server):
+def test_a_history_far_past_the_window_compacts_from_a_transcript_that_fits(workspace, server, capsys,
+                                                                          monkeypatch):
     for number in range(20):
         (workspace / f"part{number}.txt").write_text(f"part {number}\n" + ("x" * 59 + "\n") * 1000)
     server.window_tokens = 20_000
     server.reply(calls=[("Read", {"file_path": f"part{number}.txt"}) for number in range(20)])
     server.reply_text("Summary: twenty parts read.")
     server.reply_text("All twenty parts are read.")
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--context-window", "20000",
-                           "-p", "read every part"], cwd=workspace, capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "OPENAI_BASE_URL": server.url})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "All twenty parts are read."
+    code, out, err = run_index(capsys, monkeypatch, "--context-window", "20000", "-p", "read every part",
+                               OPENAI_BASE_URL=server.url)
+    assert code == 0, err
+    assert out.strip() == "All twenty parts are read."
     summary_request = server.requests[1]
     assert len(json.dumps(summary_request)) // 4 <= server.window_tokens
     assert "[earlier messages omitted]" in summary_request["messages"][-1]["content"]
