@@ -16,7 +16,8 @@ replaced (Rewound, journaled, so a resume finds it), the modes go back through t
 state's own functions (only leave_plan_mode turns planning off), the plan model
 is chosen again (journaled as any choice of it), the todo list
 is replaced, and the saved plan is written back or removed. While planning,
-taking a checkpoint writes only under $STEPAGENT_HOME.
+taking a checkpoint writes only under $STEPAGENT_HOME, and acts on nothing it
+reads (shadow_repo.py: leased files are left out, git's reads are confined).
 
 Checkpoints hold the files git would list, so a file the user's .gitignore lists is
 not in them: Rewind notes each file Write and Edit change (the executor's `after_call`

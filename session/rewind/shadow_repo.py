@@ -18,7 +18,9 @@ dropped; both are sorted out again only when the rules may have changed (a
 `.gitignore` added or changed, the exclude files or the user's index changed).
 The user's `.git` is only read (its exclude file, and its index by
 `git ls-files`); nothing in it is written. A workspace that is not a git
-repository works the same.
+repository works the same. A file another process holds a lease on is left out
+(opening it would signal that process), and git's runs that read the workspace
+are confined as plan mode's reads are (git_plumbing.py).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Iterator
 
 from session.rewind.git_plumbing import Git, GitFailed, GitStuck
+from tools.leases import leased_in
 from tools.safe_read import read_capped
 
 EXCLUDE_LIMIT = 1_000_000
@@ -104,7 +107,7 @@ class ShadowRepo:
 
     def __init__(self, home: Path, workspace: Path):
         self.workspace = workspace
-        self.git = Git(shadow_folder(home, workspace), workspace)
+        self.git = Git(shadow_folder(home, workspace), workspace, readable=(Path(global_excludes()),))
         self._home = home
         self._user_dir = user_git_dir(workspace)
         self._rules: tuple = ()
@@ -123,9 +126,12 @@ class ShadowRepo:
             with self._one_at_a_time():
                 self.git.create()
                 rules = self._sync_rules()
-                added = self.git.run("add", "--all", "--ignore-errors", "--verbose", config=config)
+                leased = {path.relative_to(self.workspace).as_posix() for path in leased_in(self.workspace)}
+                added = self.git.run("add", "--all", "--ignore-errors", "--verbose", "--",
+                                     *(f":(exclude,literal){path}" for path in sorted(leased)),
+                                     config=config, reads_work_tree=True, magic_pathspecs=bool(leased))
                 if rules != self._rules or b".gitignore" in added:
-                    self._reconcile_ignored(config)
+                    self._reconcile_ignored(config, leased)
                     self._rules = rules
                 return self.git.run("write-tree", config=config).decode().strip()
         except GitStuck as stuck:
@@ -202,26 +208,29 @@ class ShadowRepo:
         user_index = self._user_dir / "index" if self._user_dir else None
         return wanted, _stamp(Path(global_excludes())), _stamp(user_index)
 
-    def _reconcile_ignored(self, config: tuple[str, ...]) -> None:
-        """Track what the user's repository tracks though ignored; drop what is only ignored now."""
+    def _reconcile_ignored(self, config: tuple[str, ...], leased: set[str]) -> None:
+        """Track what the user's repository tracks though ignored; drop what is only ignored now.
+
+        A file another process holds a lease on is not added (reading it would break the lease)."""
         listing = ("ls-files", "-z", "--cached", "--ignored", "--exclude-standard")
-        in_shadow = set(self.git.run(*listing, config=config).split(b"\0")) - {b""}
+        in_shadow = set(self.git.run(*listing, config=config, reads_work_tree=True).split(b"\0")) - {b""}
         user_index = self._user_dir / "index" if self._user_dir else None
         by_user: set[bytes] = set()
         if user_index is not None and _regular(user_index):
             try:
-                by_user = set(self.git.run(*listing, index=user_index, config=config).split(b"\0"))
+                by_user = set(self.git.run(*listing, index=user_index, config=config,
+                                           reads_work_tree=True).split(b"\0"))
             except GitFailed:  # an index this git cannot read alone (split): its ignore rules hold
                 pass
         dropped = in_shadow - by_user
         added = {path for path in by_user - in_shadow - {b""}
-                 if os.path.lexists(self.workspace / os.fsdecode(path))}
+                 if os.path.lexists(self.workspace / os.fsdecode(path)) and os.fsdecode(path) not in leased}
         if dropped:
-            self.git.run("rm", "--cached", "--quiet", "--pathspec-from-file=-",
-                         "--pathspec-file-nul", stdin=b"\0".join(sorted(dropped)), config=config)
+            self.git.run("rm", "--cached", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
+                         stdin=b"\0".join(sorted(dropped)), config=config, reads_work_tree=True)
         if added:
-            self.git.run("add", "--force", "--ignore-errors", "--pathspec-from-file=-",
-                         "--pathspec-file-nul", stdin=b"\0".join(sorted(added)), config=config)
+            self.git.run("add", "--force", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
+                         stdin=b"\0".join(sorted(added)), config=config, reads_work_tree=True)
 
 
 def global_excludes() -> str:

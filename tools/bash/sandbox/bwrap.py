@@ -103,6 +103,23 @@ def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[st
             "--die-with-parent", "--new-session", "--chdir", str(cwd), "--"]
 
 
+def snapshot_view_argv(bwrap: str, work_tree: Path, git_dir: Path, readable: list[Path]) -> list[str]:
+    """A bwrap for rewind's git reading the workspace: it sees the workspace and little else.
+
+    `work_tree` and `readable` are read-only, `git_dir` writable; beside them
+    /dev/null and /dev/urandom (git needs both) and the system's /usr and libraries.
+    git follows what the workspace names, a `.git` file's `gitdir:` anywhere, and in
+    this view nothing outside exists, so a FIFO, /proc/kmsg or /dev/zero out there is
+    never opened; the work tree is read-only, so reading it leaves access times alone.
+    """
+    system = [argument for folder in SYSTEM_FOLDERS for argument in ("--ro-bind-try", folder, folder)]
+    extra = [argument for path in readable for argument in ("--ro-bind-try", str(path), str(path))]
+    return [bwrap, *system, "--dev-bind", "/dev/null", "/dev/null", "--dev-bind", "/dev/urandom",
+            "/dev/urandom", "--ro-bind", str(work_tree), str(work_tree), *extra,
+            "--bind", str(git_dir), str(git_dir), "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--chdir", str(work_tree), "--"]
+
+
 def file_view_argv(bwrap: str, descriptor: int, target: str, program: str) -> list[str]:
     """A bwrap in which `program` sees one open file, read-only at `target`, and nothing else of ours.
 

@@ -87,7 +87,9 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                               if landlock_used else "; not applied inside bubblewrap: perl is missing"))
     else:
         landlock_detail = "not offered by this kernel"
-    landlock_open = ("file writes are stopped by the classifier alone" if not layers.bwrap else
+    landlock_open = ("file writes are stopped by the classifier alone, and rewind's checkpoint "
+                     "before each prompt follows a .git file's gitdir anywhere (opening a FIFO "
+                     "there wakes its writer)" if not layers.bwrap else
                      "a command can write into a FIFO outside (a read-only mount allows it); git "
                      "commands that can run a repository-configured program are refused while "
                      "planning and asked about in build mode")
@@ -109,7 +111,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "it), file metadata is guarded by seccomp alone, no network namespace, the scratch "
                  "folder is on the host's disk (a watch stops the call past 64 MiB in all, checked "
                  "every 50 ms), a process "
-                 "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob"
+                 "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob, "
+                 "rewind's checkpoint before each prompt"
                  + ("" if layers.root else ", and Read of a file another user owns")
                  + ") can update its access time; git commands that can run a "
                  "repository-configured program are refused while planning and asked about in "
@@ -125,8 +128,9 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "a command can connect to unix sockets outside (tmux, docker, ssh agent)"
                  + ("" if layers.bwrap else " and change file metadata")),
         LayerRow("leases", layers.leases_visible,
-                 "Read, Grep and plan-mode Bash refuse, leave out or cover a file another process "
-                 "holds a lease on (/proc/locks): opening it would signal that process"
+                 "Read, Grep, plan-mode Bash and rewind's checkpoints refuse, leave out or cover a "
+                 "file another process holds a lease on (/proc/locks): opening it would signal that "
+                 "process"
                  if layers.leases_visible else "no /proc/locks: leases cannot be seen",
                  "reads are observable: an open shows in inotify and fanotify watches and audit "
                  "logs, and plan-mode Bash still breaks a lease whose holder this user cannot "
