@@ -8,6 +8,7 @@ terminal that closes at the review approves nothing.
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 import stat
@@ -15,6 +16,7 @@ import stat
 import pexpect
 
 from tests.fake_chat_server import FakeChatServer
+from tests.hostile_text import visible
 from tests.terminal import Terminal
 
 PLAN = "1. Write made.txt"
@@ -87,6 +89,28 @@ def test_a_plan_with_a_lone_surrogate_is_reviewed_edited_and_saved_as_shown(work
     """The screen draws the surrogate as its escape; that text is what the editor gets and the file holds."""
     approved_after_the_editor(workspace, tmp_path, "1. \ud800 step", "1. \\ud800 step")
     assert plan_file(workspace).read_bytes() == b"1. \\ud800 step\n2. Run the tests\n"
+
+
+def test_a_plan_that_hides_text_in_invisible_characters_shows_every_one_before_the_question(workspace):
+    """Tag characters and zero-width ones draw nothing: a plan could carry steps the user never
+    saw into the build (and into c's fresh conversation). The review shows each one."""
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "run sh")
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": f"1. Write made.txt{hidden}\n2. Done\u200b"}))
+    url = server.start()
+    terminal = Terminal.start(workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+    try:
+        terminal.expect("›")
+        terminal.child.logfile_read = io.StringIO()
+        terminal.sendline("/plan make a file")
+        terminal.expect("Approve this plan")
+        screen = visible(terminal.child.logfile_read.getvalue())
+    finally:
+        terminal.close()
+        server.stop()
+    assert hidden not in screen and "\u200b" not in screen
+    assert "1. Write made.txt\\U000e0072\\U000e0075" in screen and "2. Done\\u200b" in screen
+    assert "This plan contains invisible characters" in screen
 
 
 def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):

@@ -38,7 +38,7 @@ from tools.plan_mode import EXIT_PLAN_MODE
 from tools.todos import Todo, TodosChanged
 from ui.markdown_stream import MarkdownStream
 from ui.preview import change_lines, render_preview
-from ui.safe_text import reveal, safe, safe_line, verbatim_markdown
+from ui.safe_text import invisible_warning, reveal, safe, safe_line, verbatim_markdown
 from ui.ticker import Ticker
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def call_line(tool: str, args: dict[str, Any], reviewed_here: bool = True) -> Te
     line.append(safe(tool), style="bold")
     key = MAIN_ARGUMENT.get(tool)
     if key and isinstance(args.get(key), str):
-        shown = reveal(args[key]) if tool == "Bash" else safe(args[key])
+        shown = reveal(args[key])
     else:
         shown = _summarise(args)
     line.append(f"({shown})", style="dim" if tool != "Bash" else "")
@@ -274,6 +274,9 @@ class ConsoleView:
     def show_plan(self, plan: str, title: str = "Plan for approval") -> None:
         """The plan for review, in a panel, exactly as written: what is approved is what was shown."""
         self.console.print(Panel(verbatim_markdown(plan), title=title, border_style="magenta"))
+        warning = invisible_warning(plan, "plan", "What is approved holds them as shown.")
+        if warning:
+            self.notice(warning, style="bold yellow")
 
     def model_notice(self, notice: Notice) -> None:
         """A retry or an adaptation the model client made on its own, as one dim line."""
@@ -315,6 +318,6 @@ def _processes(processes: tuple[BackgroundProcess, ...]) -> str:
 def _summarise(args: dict[str, Any]) -> str:
     parts = []
     for key, value in args.items():
-        shown = safe(value if isinstance(value, str) else json.dumps(value)).replace("\n", "⏎")
+        shown = reveal(value if isinstance(value, str) else json.dumps(value)).replace("\n", "⏎")
         parts.append(f"{key}={shown[:ARGUMENT_WIDTH]}{'…' if len(shown) > ARGUMENT_WIDTH else ''}")
     return ", ".join(parts)

@@ -20,8 +20,8 @@ each character is mapped on its own, a sequence split across streamed chunks is
 caught too. Untrusted text reaches rich only as a Text or a Markdown built
 here, never as a markup string, so `[bold]` or `:smile:` in it stays literal;
 a Markdown link shows its address beside its words, since the words can lie.
-`reveal` goes further for a command about to run: every invisible
-character is shown, so the user approves the exact string.
+`reveal` goes further for a command about to run and a plan under review: every
+invisible character is shown, so the user approves the exact string.
 """
 
 from __future__ import annotations
@@ -102,17 +102,18 @@ def verbatim_markdown(text: str) -> Syntax:
     """Untrusted markdown shown as written, every character of it, with markdown's colours.
 
     For what the user approves: rendered markdown hides HTML comments, tags and link
-    definitions, so a plan could carry steps its reviewer never saw.
+    definitions, and a zero-width or tag character (U+E0000…) draws nothing, so a plan
+    could carry steps its reviewer never saw; each invisible character is revealed.
     """
     from rich.syntax import Syntax  # pygments: not needed before the first plan
 
-    return Syntax(safe(text), "markdown", theme="ansi_dark", background_color="default", word_wrap=True)
+    return Syntax(reveal(CRLF.sub("\n", text)), "markdown", theme="ansi_dark", background_color="default",
+                  word_wrap=True)
 
 
-def invisible_warning(command: str) -> str:
-    """A line flagging a command that holds invisible characters; '' when it holds none."""
-    shown = sorted({placeholder(c) for c in command if is_invisible(c)})
+def invisible_warning(text: str, what: str = "command", then: str = "It runs exactly as shown.") -> str:
+    """A line flagging a command (or `what`) that holds invisible characters; '' when it holds none."""
+    shown = sorted({placeholder(c) for c in text if is_invisible(c)})
     if not shown:
         return ""
-    return (f"This command contains invisible characters, shown as {', '.join(shown)}. "
-            "It runs exactly as shown.")
+    return f"This {what} contains invisible characters, shown as {', '.join(shown)}. {then}"
