@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from hypothesis import given, settings, strategies as st
 from rich.console import Console
 
@@ -12,6 +13,7 @@ from agent.approval import PermissionRequest
 from agent.events import ToolDecision, ToolFinished, ToolRequested
 from tools.preview import command_preview, diff_preview
 from state import AppState
+from tests.screen_replay import replayed
 from ui.callbacks import interactive_approve
 from ui.plan_review import PlanReviewScreen
 from ui.question_commands import QuestionCommands
@@ -155,3 +157,22 @@ def test_streamed_markdown_prints_what_the_whole_answer_renders(blocks, size, pr
     text = "\n\n".join(blocks) + "\n"
     pieces = [text[i:i + size] for i in range(0, len(text), size)]
     assert rendered_streamed(text, pieces, print_every) == rendered_at_once(text)
+
+
+def terminal_console() -> Console:
+    return Console(file=io.StringIO(), width=70, height=12, force_terminal=True, color_system=None)
+
+
+@pytest.mark.parametrize("print_every", [0.0, 3600.0])
+def test_a_streamed_answer_leaves_the_terminal_as_printing_it_once_would(print_every):
+    """The live area (its tail, the blocks waiting) is erased at the end, not left on the screen."""
+    text = "\n\n".join(BLOCKS * 3) + "\n"
+    console = terminal_console()
+    stream = MarkdownStream(console, print_every=print_every)
+    for index in range(0, len(text), 7):
+        stream.feed(text[index:index + 7])
+    assert console.file.getvalue().count("\x1b[1A") > 0, "the live area was drawn"
+    stream.finish()
+    at_once = terminal_console()
+    at_once.print(safe_markdown(text))
+    assert replayed(console.file.getvalue()) == replayed(at_once.file.getvalue())

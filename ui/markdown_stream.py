@@ -186,6 +186,7 @@ class MarkdownStream:
         with uninterrupted():
             live, self._live = self._live, None
             if live is not None:
+                live.update(Group(), refresh=False)  # stop() draws the area once more, only to erase it
                 live.stop()
         rest = self._splitter.tail().strip("\n")
         if rest:
