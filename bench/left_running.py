@@ -17,7 +17,7 @@ from pathlib import Path
 from common import ROOT, median_seconds
 
 from state import AppState, PermissionMode
-from tools.bash.left_running import left_by, left_in, new_call_marker
+from tools.bash.left_running import left_by, left_in, new_call_marker, this_stepagent
 from tools.bash.stop_left_running import stop_left_running
 from tools.bash.tool import make_bash_tool
 from tools.base import Judgement
@@ -28,7 +28,7 @@ LEFT = 5
 
 def main() -> None:
     processes = sum(name.isdigit() for name in os.listdir("/proc"))
-    scan = median_seconds(lambda: left_by(new_call_marker(ROOT)), RUNS)
+    scan = median_seconds(lambda: left_by(new_call_marker(this_stepagent(ROOT))), RUNS)
     print(f"scan of /proc for a call's marker: median {scan * 1000:.2f} ms ({processes} processes, "
           f"{os.getloadavg()[0]:.1f} load)")
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-left-") as workspace:

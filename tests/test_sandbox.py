@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from state import AppState
+from tools.bash.sandbox.mounts_pipe import MountsPipe
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.judgements import READ_ONLY
 from tools.bash.tool import make_bash_tool
@@ -435,3 +436,24 @@ def test_reading_leaves_access_times_alone(files, layers):
     os.utime(files / "f.txt", (when, when))
     result, _ = sandboxed(files, layers, "cat f.txt; ls -la > /dev/null")
     assert "hello" in result and (files / "f.txt").stat().st_atime == when
+
+
+@pytest.mark.parametrize("layers", [FULL])
+def test_nothing_runs_when_bubblewrap_is_sent_no_mounts(files, layers, monkeypatch):
+    """bwrap is started first and reads its mounts once stepagent has looked (leases, mount table);
+    should stepagent fail or die before it sends them, bwrap has no root and runs nothing."""
+    monkeypatch.setattr(MountsPipe, "send", MountsPipe.close)
+    result, _ = sandboxed(files, layers, "echo ran-without-its-mounts")
+    assert "ran-without-its-mounts" not in result and "exit code 0" not in result, result
+
+
+@pytest.mark.parametrize("layers", [FULL])
+@pytest.mark.parametrize("value", [None, "1"])
+def test_the_command_gets_the_environment_as_it_was(files, layers, monkeypatch, value):
+    """perl, which applies Landlock inside bubblewrap, is told to skip the locale; the command is not."""
+    if value is None:
+        monkeypatch.delenv("PERL_SKIP_LOCALE_INIT", raising=False)
+    else:
+        monkeypatch.setenv("PERL_SKIP_LOCALE_INIT", value)
+    result, _ = sandboxed(files, layers, 'echo "[${PERL_SKIP_LOCALE_INIT-unset}]"')
+    assert f"[{value or 'unset'}]" in result, result

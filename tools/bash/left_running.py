@@ -77,9 +77,9 @@ def this_stepagent(workspace: Path) -> str:
     return f"{key}.{os.getpid()}.{_stat(os.getpid())[19]}"
 
 
-def new_call_marker(workspace: Path) -> str:
-    """The marker for one call: this stepagent, then a token of its own."""
-    return f"{this_stepagent(workspace)}.{secrets.token_hex(4)}"
+def new_call_marker(stepagent: str) -> str:
+    """The marker for one call: this stepagent's part (`this_stepagent`), then a token of its own."""
+    return f"{stepagent}.{secrets.token_hex(4)}"
 
 
 def left_by(marker: str, outside_group: int = 0) -> list[LeftProcess]:

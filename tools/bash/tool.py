@@ -69,13 +69,14 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     Called directly (`handler`, as tests do), it decides the call itself, once, from the state now.
     """
     cgroup, private = SharedCgroup(), SharedPrivateFolder()
-    watchdog = Watchdog(this_stepagent(workspace))
+    stepagent = this_stepagent(workspace)
+    watchdog = Watchdog(stepagent)
     first_sandboxed_call = [True]
 
     def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
         command, read_only = args["command"], decided.judgement.read_only
         timeout = timeout_of(args)
-        marker = new_call_marker(workspace)
+        marker = new_call_marker(stepagent)
         env = {**os.environ, **NO_PROMPTS, VARIABLE: marker}
         sandboxed = contained(decided.plan_mode, state.permission_mode, read_only)
         if sandboxed or read_only:
@@ -93,7 +94,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
             argv = [*launch.prefix, "bash", "-c", command]
             outcome = run_process(argv if launch.dies_with_parent else by_sh(argv), str(workspace),
                                   {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
-                                  watchdog=None if launch.dies_with_parent else watchdog)
+                                  watchdog=None if launch.dies_with_parent else watchdog,
+                                  started=launch.started)
         return _result(outcome, timeout, [])
 
     def judge(args: dict[str, Any]) -> Judgement:

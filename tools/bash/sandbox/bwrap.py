@@ -31,6 +31,8 @@ daemon and no root. What each option gives:
   terminal to push keystrokes into (TIOCSTI).
 - `--seccomp FD`: the system-call filter of seccomp.py, loaded last; then
   the call's first program applies Landlock (landlock_in_bwrap.py).
+- `--args FD`: for a call, the mounts above (`bwrap_mounts`) come on a pipe,
+  looked up while bwrap starts (mounts_pipe.py).
 """
 
 from __future__ import annotations
@@ -65,21 +67,31 @@ def bwrap_path() -> str | None:
     return found if done.returncode == 0 else None
 
 
-def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str) -> list[str]:
+def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str,
+               mounts_fd: int | None = None) -> list[str]:
     """The bwrap command line that runs what follows it read-only, in its own namespaces.
 
-    A private tmpfs on the empty folder `scratch` is its TMPDIR.
+    A private tmpfs on the empty folder `scratch` is its TMPDIR. With `mounts_fd`, the
+    mounts (`bwrap_mounts`) are not on the command line: bwrap reads them from that
+    descriptor (`--args`) before it makes anything, so they can be looked up while it starts.
     """
-    scratch = os.path.realpath(scratch)
-    argv = [bwrap, "--ro-bind", "/", "/",
-            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
-            *private_folders_argv(os.path.realpath(workspace), scratch),
-            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
-            "--new-session", "--setenv", "TMPDIR", scratch, "--chdir", str(workspace)]
+    mounts = ["--args", str(mounts_fd)] if mounts_fd is not None else bwrap_mounts(workspace, scratch)
+    argv = [bwrap, *mounts, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
+            "--new-session", "--setenv", "TMPDIR", os.path.realpath(scratch), "--chdir", str(workspace)]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, "--"]
+
+
+def bwrap_mounts(workspace: Path, scratch: str) -> list[str]:
+    """The filesystem the call sees, as bwrap options (the covers of leased files among them).
+
+    / read-only, a minimal /dev, its own /proc, and the private folders (private_folders.py).
+    The root comes first: given none of these, bwrap has nothing to run a command from."""
+    return ["--ro-bind", "/", "/",
+            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
+            *private_folders_argv(os.path.realpath(workspace), os.path.realpath(scratch))]
 
 
 def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[str]:

@@ -12,7 +12,9 @@ Two facts shape how it is applied:
   before it executes bash. That program is perl (Debian's perl-base, always
   installed): one system call, landlock_restrict_self, on a ruleset made by
   stepagent and passed as a file descriptor. Perl starts in about 2 ms; a
-  Python interpreter would add about 10 ms to every call.
+  Python interpreter would add about 10 ms to every call. Perl skips the locale
+  (PERL_SKIP_LOCALE_INIT, a quarter of its start: bash loads it again) and
+  removes the variable before bash runs, unless the user had set it.
 - Landlock skips the folder a filesystem is mounted on when it walks up from a
   file, so the rule that allows writes names the parent of the call's tmpfs.
   The parent itself stays read-only through the bind mount.
@@ -24,14 +26,17 @@ readable.
 
 from __future__ import annotations
 
+import os
 import shutil
 from functools import lru_cache
 
 RESTRICT_SELF = 446
+SKIP_LOCALE, OURS = "PERL_SKIP_LOCALE_INIT", "stepagent"
 RESTRICT_THEN_EXEC = (
     f"my $fd = 0 + shift; syscall({RESTRICT_SELF}, $fd, 0) == 0"
     " or die \"stepagent: Landlock refused: $!\\n\";"
     " open(my $ruleset, '<&=', $fd) and close($ruleset);"
+    f" delete $ENV{{{SKIP_LOCALE}}} if ($ENV{{{SKIP_LOCALE}}} // '') eq '{OURS}';"
     " exec {$ARGV[0]} @ARGV or die \"stepagent: cannot run $ARGV[0]: $!\\n\";")
 
 
@@ -47,3 +52,8 @@ def restrict_then_exec(perl: str, ruleset_fd: int) -> list[str]:
     landlock_restrict_self's number is the same on every architecture.
     """
     return [perl, "-e", RESTRICT_THEN_EXEC, "--", str(ruleset_fd)]
+
+
+def perl_environment() -> dict[str, str]:
+    """What perl's environment adds: its locale skipped (a value the user set stays, as it is)."""
+    return {SKIP_LOCALE: os.environ.get(SKIP_LOCALE, OURS)}

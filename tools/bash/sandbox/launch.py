@@ -6,7 +6,8 @@ With bubblewrap the call runs as `dash -c 'join the cgroup, ulimit …; exec
 "$@"' bwrap … -- perl … bash -c CMD` (limits.py's trampoline) with the seccomp
 filter passed on a pipe and the Landlock ruleset as a descriptor, which perl applies inside
 (landlock_in_bwrap.py): no Python runs between fork and exec, so the call
-starts with vfork (bench/bash_safety.py measures it). Without bubblewrap, the child
+starts with vfork (bench/bash_safety.py measures it). bwrap reads its mounts
+from a pipe, looked up while it starts (mounts_pipe.py). Without bubblewrap, the child
 restricts itself before exec (Landlock, with a second ruleset that keeps the
 kernel's files that act when read closed, kernel_reads.py; then seccomp), and
 root's capabilities are dropped by setpriv (capabilities.py). Both get the resource
@@ -31,10 +32,11 @@ from functools import partial
 from pathlib import Path
 
 from tools.bash.sandbox import landlock, private_folders, scratch_guard, seccomp
-from tools.bash.sandbox.landlock_in_bwrap import restrict_then_exec
+from tools.bash.sandbox.landlock_in_bwrap import perl_environment, restrict_then_exec
 from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.capabilities import drop_all_prefix
 from tools.bash.sandbox.limits import call_limits
+from tools.bash.sandbox.mounts_pipe import MountsPipe
 from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.kernel_reads import kernel_reads_ruleset
 from tools.bash.sandbox.scratch import SharedPrivateFolder, make_private_folder
@@ -45,7 +47,8 @@ from tools.bash.sandbox.status import Layers
 class Launch:
     """What the process runner needs: a command prefix, environment, child steps and fds.
 
-    `dies_with_parent` says whether everything the command starts dies with stepagent by itself.
+    `dies_with_parent` says whether everything the command starts dies with stepagent by itself;
+    `started`, when given, runs in stepagent once the process has started.
     """
 
     prefix: list[str] = field(default_factory=list)
@@ -53,6 +56,7 @@ class Launch:
     in_child: list[Callable[[], None]] = field(default_factory=list)
     pass_fds: list[int] = field(default_factory=list)
     dies_with_parent: bool = False
+    started: Callable[[], None] | None = None
 
 
 @contextmanager
@@ -84,11 +88,17 @@ def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None 
             if fd is not None:
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
-            launch.prefix = [*limits.trampoline(cgroup.join_commands() if cgroup else []),
-                             *bwrap_argv(layers.bwrap, workspace, fd, scratch)]
+            inside = []
             if ruleset and layers.perl:
                 launch.pass_fds.append(ruleset.fd)
-                launch.prefix += restrict_then_exec(layers.perl, ruleset.fd)
+                launch.env.update(perl_environment())
+                inside = restrict_then_exec(layers.perl, ruleset.fd)
+            mounts = MountsPipe(workspace, scratch)  # looks up the mounts as the process starts
+            cleanup.callback(mounts.close)
+            launch.pass_fds.append(mounts.read_end)
+            launch.started = mounts.send
+            launch.prefix = [*limits.trampoline(cgroup.join_commands() if cgroup else []),
+                             *bwrap_argv(layers.bwrap, workspace, fd, scratch, mounts.read_end), *inside]
             launch.dies_with_parent = True
             yield launch
             return
