@@ -54,10 +54,11 @@ class OneLineParser(argparse.ArgumentParser):
 
 def argument_parser() -> argparse.ArgumentParser:
     """Every flag stepagent takes, with its help (README.md names each one; a test checks)."""
+    width = help_width()  # found once: argparse makes a formatter for every argument it adds
     parser = OneLineParser(
         prog="stepagent", description="A coding agent that plans before it acts.",
         epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n{EXIT_CODES}",
-        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=help_width()))
+        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=width))
     parser.add_argument("message", nargs="?", help="start the REPL and send this message first")
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     parser.add_argument("--mode", choices=MODE_CYCLE,
