@@ -24,7 +24,7 @@ COMMAND_LINE = {"ui", "ui.command_line", "ui.modes", "ui.slash_help", "models", 
 PROJECT_PACKAGES = {"agent", "hooks", "models", "session", "settings", "tools", "ui", "state",
                     "step42_plan_mode", "index"}
 HEAVY = {"rich", "prompt_toolkit", "openai", "httpx", "sqlite3", "dataclasses", "typing", "pathlib",
-         "shutil"}
+         "shutil", "textwrap"}
 AFTER_PARSING = """
 import sys
 from ui.command_line import parse_args
@@ -72,6 +72,22 @@ def test_help_wraps_where_argparse_would(monkeypatch, columns):
 
     monkeypatch.setenv("COLUMNS", columns)
     assert help_width() == shutil.get_terminal_size().columns - 2
+
+
+def test_help_breaks_lines_between_words_only_and_within_the_width(monkeypatch):
+    """At any width: no flag cut at its hyphens (textwrap cut `--approve-plan=edit`), no line too long."""
+    from ui.command_line import argument_parser
+
+    for columns in range(40, 161, 3):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        parser = argument_parser()
+        shown = parser.format_help()
+        words = " ".join(shown.split())
+        for action in parser._actions:
+            assert " ".join((action.help or "").split()) % {"default": action.default} in words, columns
+        flags = shown.split("\noptions:\n")[1].split("\nenvironment:")[0]
+        helps = [line for line in flags.splitlines() if not line.lstrip().startswith("-")]
+        assert all(len(line) <= columns - 2 or " " not in line.strip() for line in helps), columns
 
 
 def test_help_shows_what_the_agent_defines(tmp_path):

@@ -52,13 +52,30 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (stepagent --help lists every option)\n")
 
 
+class WordWrappedHelp(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, with each flag's help wrapped between words only.
+
+    argparse's own wrapping (textwrap) breaks at hyphens too, which cut `--approve-plan=edit`
+    in two at some widths; and importing textwrap was a tenth of what `--help` costs.
+    """
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        lines: list[str] = []
+        for word in text.split():
+            if lines and len(lines[-1]) + 1 + len(word) <= width:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return lines
+
+
 def argument_parser() -> argparse.ArgumentParser:
     """Every flag stepagent takes, with its help (README.md names each one; a test checks)."""
     width = help_width()  # found once: argparse makes a formatter for every argument it adds
     parser = OneLineParser(
         prog="stepagent", description="A coding agent that plans before it acts.",
         epilog=f"{ENVIRONMENT}\n\nin the REPL:\n{HELP}\n\n{EXIT_CODES}",
-        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=width))
+        formatter_class=lambda prog: WordWrappedHelp(prog, width=width))
     parser.add_argument("message", nargs="?", help="start the REPL and send this message first")
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     parser.add_argument("--mode", choices=MODE_CYCLE,
