@@ -167,7 +167,7 @@ class ShadowRepo:
         if not paths:
             return set()
         output = self.git.run("ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-                              "--", *sorted(paths), config=self._config())
+                              "--", *sorted(paths), config=self._config(), reads_work_tree=True)
         return set(output.decode("utf-8", errors="surrogateescape").split("\0")) - {""}
 
     @staticmethod
