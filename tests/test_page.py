@@ -45,7 +45,7 @@ def test_the_lesson_page_shows_each_call_collapsed_with_the_decision_its_hook_ru
     page = page_of(session, store)
     text = read_page(page)
     sent = [c for m in session.agent.messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
-    assert len(calls_in(page)) == len(sent) == 13, "every call is one collapsed line, none open"
+    assert len(calls_in(page)) == len(sent) == 14, "every call is one collapsed line, none open"
     lines = text.splitlines()
     assert "Write stepagent_lesson.txt ✗ DENIED by plan-mode-guard" in lines
     assert "Write stepagent_lesson.txt ? ASKED → ✓ allowed by you" in lines

@@ -67,7 +67,7 @@ def test_the_lesson_page_renders_without_an_error_and_its_own_script_opens_every
     path = written(tmp_path, page_of(lesson_session(workspace, store), store))
     visit = browser.open(path)
     assert visit.errors == [] and visit.requests == [path.as_uri()]
-    assert browser.evaluate("document.querySelectorAll('details.call').length") == 13
+    assert browser.evaluate("document.querySelectorAll('details.call').length") == 14
     assert browser.evaluate("document.querySelectorAll('details.call[open]').length") == 0, "collapsed"
     assert browser.evaluate("document.querySelectorAll('svg.timeline rect.span').length") == 1
     browser.evaluate("document.getElementById('open-all').click()")
