@@ -54,7 +54,7 @@ def test_the_lesson_page_shows_each_call_collapsed_with_the_decision_its_hook_ru
     assert denial.startswith("\nDecision\ndecision | ✗ DENIED by plan-mode-guard\nhook | plan-mode-guard\n"
                              "rule | plan-mode-allowlist · output redirection writes a file\n"
                              "token | > stepagent_lesson.txt\nreason | Denied by plan-mode-guard")
-    assert "hook decisions: 10 allowed, 1 asked and allowed, 2 denied" in text
+    assert "hook decisions: 11 allowed, 1 asked and allowed, 2 denied" in text
 
 
 def test_plan_mode_is_a_span_of_turns_with_its_reviews_and_how_it_ended(workspace, tmp_path):
