@@ -51,6 +51,7 @@ from tools.validate import schema_errors
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
             "or take another approach.")
 UNANSWERED = "no one to ask"
+NOBODY_TO_ASK = "denied: nobody here can answer"  # how such a denial is shown (by no one is no one)
 NOT_RUN = "Not run:"  # how every result of a call that never ran begins
 INTERRUPTED = f"{NOT_RUN} the user interrupted the turn (Ctrl-C)."
 RAN_INTERRUPTED = ("Interrupted while running (Ctrl-C): its effects may stand. It had started and may "

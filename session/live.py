@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.events import mode_label
+from agent.executor import NOBODY_TO_ASK, UNANSWERED
 from agent.history import open_calls
 from agent.plan_model import plan_model_of
 from agent.loop import Agent
@@ -296,6 +297,8 @@ def _decision_lines(entry: dict, width: int) -> list[str]:
     verb = "denied" if denied else "allowed"
     if entry["asked"]:
         verb += " by you"
+    elif entry["hook"] == UNANSWERED:
+        verb = NOBODY_TO_ASK
     elif entry["hook"]:
         verb += f" by {entry['hook']}"
     subject = f" · {entry['subject']}" if entry.get("subject") else ""

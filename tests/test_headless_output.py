@@ -54,7 +54,7 @@ def test_an_auto_declined_call_says_no_person_declined_it(workspace, tmp_path):
     approved = run(workspace, tmp_path / "home", "--approve-plan", "-p", "add a greeting file")
     assert "Plan approved by --approve-plan" in approved.stderr
     assert "denied by you" not in approved.stderr
-    assert approved.stderr.count("denied by no one to ask") == 1, "the lesson does not retry it"
+    assert approved.stderr.count("denied: nobody here can answer") == 1, "the lesson does not retry it"
     assert approved.returncode == 5 and not (workspace / "stepagent_lesson.txt").exists()
 
 

@@ -184,7 +184,7 @@ def test_headless_answers_permission_questions_no_unless_yolo(workspace):
     (workspace / "w.json").write_text('[{"tool_calls": [{"name": "Write", "arguments": '
                                       '{"file_path": "out.txt", "content": "x"}}]}, {"text": "done"}]')
     refused = run_index(workspace, "--script", "w.json", "-p", "write", "--output-format", "json")
-    assert refused.returncode == 5 and "denied by no one to ask" in refused.stderr
+    assert refused.returncode == 5 and "denied: nobody here can answer" in refused.stderr
     assert json.loads(refused.stdout)["unanswered"] == [
         {"tool": "Write", "subject": "out.txt", "reason": json.loads(refused.stdout)["unanswered"][0]["reason"]}]
     assert "nobody can answer" in json.loads(refused.stdout)["unanswered"][0]["reason"]

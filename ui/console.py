@@ -26,6 +26,7 @@ from rich.text import Text
 
 from agent.approval import PermissionRequest
 from agent.events import Event, ModeChanged, ToolDecision, ToolFinished, ToolRequested, ToolStarted
+from agent.executor import NOBODY_TO_ASK, UNANSWERED
 from agent.plan_model import PlanModelChosen
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
@@ -204,7 +205,8 @@ class ConsoleView:
         """Who allowed or denied the call, and for a denial the reason the model is told."""
         if decision.decision == "deny":
             who = "you" if decision.asked else decision.hook
-            self.console.print(Text(f"{RESULT}denied by {safe(who)}", style="bold red"))
+            said = NOBODY_TO_ASK if decision.hook == UNANSWERED else f"denied by {safe(who)}"
+            self.console.print(Text(f"{RESULT}{said}", style="bold red"))
             reason = Text(safe(decision.reason), style="red")
             # -p's console does not wrap (a log line per line); Padding would pad each line with spaces
             self.console.print(Text(MORE) + reason if self.console.soft_wrap else
