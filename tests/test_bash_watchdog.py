@@ -13,7 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from tests.test_sandbox import STEPAGENT_STAND_IN, running, wait_until
+from tests.test_sandbox import kill_stepagent_mid_call, running, wait_until
 
 PYTHON = sys.executable
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,16 +38,10 @@ def test_a_call_cannot_have_the_watchdog_kill_a_group_it_did_not_start(tmp_path)
     outsider = subprocess.Popen(["sleep", "100"], start_new_session=True)
     inject = (f'for watchdog in $(pgrep -f "listed="); do echo "+ {outsider.pid}" '
               f'> /proc/$watchdog/fd/0; done 2>/dev/null; exec -a {head}"{tail}" sleep 100')
-    stand_in = subprocess.Popen([PYTHON, "-c", STEPAGENT_STAND_IN, inject, "yolo", str(tmp_path)],
-                                cwd=ROOT)
     try:
-        assert wait_until(lambda: running(marker) >= 1), "the call did not start"
-        stand_in.kill()
-        stand_in.wait()
-        assert wait_until(lambda: running(marker) == 0), "the call outlived stepagent"
+        kill_stepagent_mid_call(inject, "yolo", tmp_path, marker, 1)
         assert outsider.poll() is None, "the watchdog killed a group the call named"
     finally:
-        stand_in.kill()
         outsider.kill()
         outsider.wait()
 

@@ -281,12 +281,16 @@ bash.handler({"command": sys.argv[1], "timeout": 120})
                                   pytest.param("landlock", marks=LANDLOCK.marks)])
 def test_when_stepagent_dies_the_call_and_its_background_jobs_die(files, mode):
     marker = uuid.uuid4().hex
-    root = Path(__file__).resolve().parent.parent
-    stand_in = subprocess.Popen([PYTHON, "-c", STEPAGENT_STAND_IN,
-                                 f"(sleep 100; : {marker}) & sleep 100; : {marker}", mode, str(files)],
-                                cwd=root)
+    kill_stepagent_mid_call(f"(sleep 100; : {marker}) & sleep 100; : {marker}", mode, files, marker, 2)
+
+
+def kill_stepagent_mid_call(command: str, mode: str, workspace: Path, marker: str, processes: int) -> None:
+    """Runs `command` as a Bash call of a stand-in stepagent, kills it with SIGKILL once `processes`
+    processes show `marker`, and fails unless every one of them goes with it."""
+    stand_in = subprocess.Popen([PYTHON, "-c", STEPAGENT_STAND_IN, command, mode, str(workspace)],
+                                cwd=Path(__file__).resolve().parent.parent)
     try:
-        assert wait_until(lambda: running(marker) >= 2), "the call did not start"
+        assert wait_until(lambda: running(marker) >= processes), "the call did not start"
         stand_in.kill()
         stand_in.wait()
         assert wait_until(lambda: running(marker) == 0), "a process outlived stepagent"
