@@ -24,6 +24,7 @@ READ_LIMIT = 2000
 LINE_WIDTH = 2000
 READ_MAX_CHARS = 90_000  # under the executor's MAX_RESULT_CHARS, so Read's own note says where to go on
 Reader = Callable[..., tuple[str, bool]]  # (path, limit, errors="replace") → (text, whether cut)
+Replace = Callable[[str, str, str, bool], tuple[str, int]]  # (text, old, new, every) → (text, count)
 
 
 def _numbered(lines: list[str], start: int) -> list[str]:
@@ -64,7 +65,7 @@ def replaced_plainly(text: str, old: str, new: str, every: bool) -> tuple[str, i
 
 
 def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
-                    replace: Callable[[str, str, str, bool], tuple[str, int]] = replaced_plainly) -> list[Tool]:
+                    replace: Replace = replaced_plainly) -> list[Tool]:
     """Read, Write and Edit in the workspace, reading with `read_capped` and replacing with `replace`."""
     def read(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])

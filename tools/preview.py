@@ -24,13 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from tools.base import Preview, ToolResult
-from tools.files import Reader, replaced_plainly
+from tools.files import Reader, Replace, replaced_plainly
 from tools.workspace import outside_workspace, resolve, shown
 
 if TYPE_CHECKING:
     from agent.loop import Agent
-
-Replace = Callable[[str, str, str, bool], tuple[str, int]]  # as tools/files.py: make_file_tools takes it
 
 
 def preview_layer(agent: "Agent", read_capped: Reader, edit_replace: Replace = replaced_plainly) -> None:
