@@ -119,13 +119,10 @@ class TurnKeys:
     def _listen(self) -> None:
         import termios
 
-        try:
-            self._cooked = termios.tcgetattr(self.fd)
-        except termios.error:
+        settings = key_by_key(self.fd)
+        if settings is None:
             return
-        keys = termios.tcgetattr(self.fd)
-        keys[3] &= ~(termios.ICANON | termios.ECHO)  # ISIG stays: Ctrl-C is still SIGINT
-        keys[6][termios.VMIN], keys[6][termios.VTIME] = 1, 0
+        self._cooked, keys = settings
         with uninterrupted():  # the reader thread keeps SIGINT blocked: Ctrl-C stays the main thread's
             termios.tcsetattr(self.fd, termios.TCSANOW, keys)
             self._wake = os.pipe()
@@ -179,6 +176,21 @@ class TurnKeys:
             cycle(self.state, "Shift+Tab")
         except Exception as failure:  # a listener's bug must not end the reader
             self.notify(f"Shift+Tab: {type(failure).__name__}: {failure}")
+
+
+def key_by_key(fd: int) -> tuple[list, list] | None:
+    """The terminal's settings, and the same handing over each key unechoed (ISIG stays: Ctrl-C is
+    still SIGINT); None when `fd` is not a terminal."""
+    import termios
+
+    try:
+        cooked = termios.tcgetattr(fd)
+    except termios.error:
+        return None
+    keys = termios.tcgetattr(fd)
+    keys[3] &= ~(termios.ICANON | termios.ECHO)
+    keys[6][termios.VMIN], keys[6][termios.VTIME] = 1, 0
+    return cooked, keys
 
 
 def as_draft(keys: list[KeyPress]) -> list[KeyPress]:

@@ -21,7 +21,7 @@ from contextlib import nullcontext
 from typing import Callable
 
 from ui.console import ConsoleView
-from ui.turn_keys import TurnKeys
+from ui.turn_keys import TurnKeys, key_by_key
 
 MAX_DISCARDED_BYTES = 1 << 20
 
@@ -40,13 +40,10 @@ def discard_terminal_queue(fd: int) -> int:
     """Read what waits (in non-canonical mode, so a line without its Enter counts too), then flush."""
     import termios
 
-    try:
-        cooked = termios.tcgetattr(fd)
-    except termios.error:
+    settings = key_by_key(fd)
+    if settings is None:
         return 0
-    raw = termios.tcgetattr(fd)
-    raw[3] &= ~(termios.ICANON | termios.ECHO)
-    raw[6][termios.VMIN], raw[6][termios.VTIME] = 0, 0
+    cooked, raw = settings
     count = 0
     try:
         termios.tcsetattr(fd, termios.TCSANOW, raw)
