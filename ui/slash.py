@@ -2,7 +2,8 @@
 
 /plan and /mode change the state directly (the user may always enter or leave
 plan mode); /lesson starts the offline lesson again; /compact, /resume, /fork,
-/trace and /todos act on the Session; /rewind on the rewind layer's checkpoints.
+/trace and /todos act on the Session; /rewind on the rewind layer's checkpoints; /model
+switches models (ui/model_command.py).
 Each command answers with a SlashOutcome: text to show, and whether there is a
 message to send to the model or the REPL should end.
 """
@@ -12,9 +13,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from agent.plan_model import OFF, plan_model_of
 from models.base import ModelError
-from models.catalog import format_catalog
 from session.live import Session, SessionBusy
 from session.rewind.layer import rewind_of
 from session.store import StoreUnavailable
@@ -27,7 +26,8 @@ from tools.plan_mode import EXIT_PLAN_MODE
 from tools.todos import todos_of
 from ui.console import todo_line
 from ui.export import EXPORTS, NotAnExport, export_session
-from ui.model_choice import REAL_MODEL, model_named
+from ui.model_choice import REAL_MODEL
+from ui.model_command import run_model
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.modes import MODE_CYCLE, select
 from ui.rewind_command import run_rewind
@@ -144,55 +144,8 @@ def unknown_command(name: str) -> str:
 
 
 def _model(session: Session, name: str) -> SlashOutcome:
-    model = session.agent.model
-    word, _, plan_name = name.partition(" ")
-    if word == "plan":
-        return _plan_model(session, plan_name.strip())
-    if isinstance(model, LessonModel) and not name:
-        return SlashOutcome(f"Model: {model.name}, which plays the step-42 lesson without a network. "
-                            f"It has no other models to list or switch to. {REAL_MODEL}")
-    list_models = getattr(model, "list_models", None)
-    if list_models is None and not name:
-        return SlashOutcome(f"Model: {model.name}. This model has no catalog.")
-    if not name:
-        try:
-            return SlashOutcome(format_catalog(list_models(), model.name))
-        except ModelError as failure:
-            return SlashOutcome(f"Model: {model.name}; {str(failure).rstrip('.')}.", is_error=True)
-    try:
-        name = model_named(model, name)
-    except ModelError as failure:
-        return SlashOutcome(str(failure), is_error=True)
-    per_phase = plan_model_of(session.agent.state)
-    if per_phase is None:
-        model.name = name
-    else:
-        per_phase.switch_session_model(name)
-    if model.name != name:
-        return SlashOutcome(f"Model → {name} after approval; planning goes on with {model.name}")
-    return SlashOutcome(f"Model → {name}")
-
-
-def _plan_model(session: Session, name: str) -> SlashOutcome:
-    """`/model plan [NAME|off]`: show, choose or clear the model every request goes to while planning."""
-    per_phase = plan_model_of(session.agent.state)
-    if per_phase is None:
-        return SlashOutcome("This session has no model per phase.", is_error=True)
-    if name == OFF:
-        per_phase.choose("", "/model plan off")
-        return SlashOutcome(f"Plan model off: planning runs on the session's model, {per_phase.session_model}.")
-    if not name:
-        if not per_phase.plan_model:
-            return SlashOutcome(f"No plan model: planning runs on the session's model, "
-                                f"{per_phase.session_model}. /model plan NAME picks one.")
-        return SlashOutcome(f"Plan model: {per_phase.plan_model} while planning, "
-                            f"{per_phase.session_model} after approval. /model plan off drops it.")
-    try:
-        name = model_named(session.agent.model, name)
-    except ModelError as failure:
-        return SlashOutcome(str(failure), is_error=True)
-    per_phase.choose(name, f"/model plan {name}")
-    return SlashOutcome(f"Plan model → {name} (while planning; {per_phase.session_model} after approval)")
+    message, failed = run_model(session, name)
+    return SlashOutcome(message, is_error=failed)
 
 
 def _show_plan(session: Session) -> SlashOutcome:
