@@ -179,8 +179,9 @@ class TurnKeys:
 
 
 def key_by_key(fd: int) -> tuple[list, list] | None:
-    """The terminal's settings, and the same handing over each key unechoed (ISIG stays: Ctrl-C is
-    still SIGINT); None when `fd` is not a terminal."""
+    """The terminal's settings, and the same handing over each key unechoed; None off a terminal.
+
+    ISIG stays: Ctrl-C is still SIGINT."""
     import termios
 
     try:
