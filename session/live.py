@@ -8,13 +8,9 @@ be forked (a new session with a copy of its history) instead.
 
 from __future__ import annotations
 
-import re
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import mode_label
-from agent.executor import NOBODY_TO_ASK, UNANSWERED
 from agent.history import open_calls
 from agent.plan_model import plan_model_of
 from agent.loop import Agent
@@ -22,6 +18,7 @@ from session.compaction import SUMMARY_HEADING, compact
 from session.journal import Journal, read_session
 from session.session_list import SessionInfo
 from session.store import SessionStore, StoreUnavailable
+from session.trace import trace_lines
 from session.valid_history import history_problem
 from session.changes import SessionChanges
 from agent.history import reminder_kind
@@ -29,7 +26,6 @@ from session.token_estimate import TokenEstimate
 from session.usage import UsageMeter
 from settings.user_hooks import UserHooks
 from state import SESSION_ID_PREFIX, AppState, PermissionMode, new_session_id
-from tools.base import counted
 from tools.todos import Todo, replace_todos, todos_of
 
 AMBIGUOUS_SHOWN = 5
@@ -219,28 +215,8 @@ class Session:
         self.journal.leave_store()
 
     def trace(self) -> list[str]:
-        """The audit trail as /trace prints it: mode changes and every hook's decision.
-
-        One line per decision (✓ or ✗, the tool, who decided, what the call worked on),
-        a denial's reason wrapped and indented below it.
-        """
-        lines = [f"{counted(self.agent.requests, 'model request')} and "
-                 f"{counted(self.agent.executor.calls, 'tool call')} in this run:"]
-        tools = [len(entry["tool"]) for entry in self.journal.audit if entry["kind"] == "hook"]
-        width = max([TOOL_COLUMN, *(length + 2 for length in tools)])
-        for entry in self.journal.audit:
-            if entry["kind"] == "mode":
-                label = mode_label(entry["plan_mode"], entry["permission_mode"])
-                lines.append(f"  ◆ mode → {label:5} (by {entry['cause']})")
-            elif entry["kind"] == "plan_model":
-                lines.append(f"  ◆ plan model → {entry['name'] or 'off'} (by {entry['cause']})")
-            elif entry["kind"] == "subagent":
-                lines.append("  ◇ " + _subagent_line(entry))
-            elif entry["kind"] == "review":
-                lines.append(_review_line(entry))
-            else:
-                lines.extend(_decision_lines(entry, width))
-        return lines
+        """The audit trail as /trace prints it (session/trace.py)."""
+        return trace_lines(self.journal.audit, self.agent.requests, self.agent.executor.calls)
 
 
 def latest_session(store: SessionStore, workspace: Path, other_than: str = "") -> str:
@@ -284,44 +260,3 @@ def put_modes_back(state: AppState, plan_mode: bool, permission_mode: str, cause
         state.enter_plan_mode(cause)
     else:
         state.leave_plan_mode(cause)
-
-
-TRACE_WIDTH = 100
-TOOL_COLUMN = 14
-REASON_INDENT = " " * 6
-
-
-def _decision_lines(entry: dict, width: int) -> list[str]:
-    """A decision's line, its tool name in a column `width` wide; a denial's reason below it."""
-    denied = entry["decision"] != "allow"
-    verb = "denied" if denied else "allowed"
-    if entry["asked"]:
-        verb += " by you"
-    elif entry["hook"] == UNANSWERED:
-        verb = NOBODY_TO_ASK
-    elif entry["hook"]:
-        verb += f" by {entry['hook']}"
-    subject = f" · {entry['subject']}" if entry.get("subject") else ""
-    agent = f"  (sub-agent {entry['agent']})" if entry.get("agent") else ""
-    lines = [f"  {'✗' if denied else '✓'} {entry['tool']:{width}}{verb}{subject}{agent}"]
-    if denied and entry.get("reason"):
-        reason = re.sub(r"^\(rule: ([^)]*)\): ", r"rule \1: ",
-                        entry["reason"].removeprefix(f"Denied by {entry['hook']} "))
-        lines.extend(textwrap.wrap(reason, TRACE_WIDTH, initial_indent=REASON_INDENT,
-                                   subsequent_indent=REASON_INDENT))
-    return lines
-
-
-def _review_line(entry: dict) -> str:
-    """Your review, naming the revision by the first digits of the SHA-256 of the text you saw."""
-    if "digest" not in entry:  # a session stored before revisions were kept
-        return f"      your review: {entry['outcome']}"
-    return (f"      your review of plan revision {entry['revision']} (sha256 {entry['digest'][:12]}): "
-            f"{entry['outcome']}")
-
-
-def _subagent_line(entry: dict) -> str:
-    if entry["phase"] == "started":
-        return f"sub-agent {entry['agent']} started{' in plan mode' if entry['plan_mode'] else ''}"
-    return (f"sub-agent {entry['agent']} {entry['ending']}: {counted(entry['tool_calls'], 'tool call')}, "
-            f"{counted(entry['requests'], 'model request')}, {entry['seconds']:.1f} s")
