@@ -14,8 +14,8 @@ Where bubblewrap runs, ripgrep sees only `ignore_tree` (tools/bash/sandbox/bwrap
 search_view_argv), so whatever leads out of the workspace dangles. A tree
 outside the workspace (the folder above it, say) can hold both a clone's link
 and the FIFO beside the clone, so there, and everywhere without bubblewrap,
-`stray_ignore_file` looks first, as ripgrep would look (a walk that opens no
-file but the `.git` and commondir files whose first line ripgrep reads: 0.06 s
+`stray_ignore_file` looks first, as ripgrep would look (a walk that moves no
+folder's access time (quiet_walk.py) and opens no file but the `.git` and commondir files whose first line ripgrep reads: 0.06 s
 for stepagent's own tree, 2 s for the 140,000 entries of /usr), and each file
 must be a regular file outside /proc, /sys and /dev, off the kernel's
 pseudo-filesystems, and without another process's lease (tools/leases.py). (A link swapped between the look and the search is not
@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from tools.leases import lease_on, leases
+from tools.quiet_walk import walk
 from tools.safe_read import pseudo_filesystem, read_bytes_capped
 from tools.workspace import in_kernel_folder
 
@@ -59,7 +60,7 @@ def stray_ignore_file(folder: Path, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     candidates = [parent / name for parent in folder.parents for name in IGNORE_FILES]
     repositories = list(folder.parents)
-    for top, folders, files in os.walk(folder):
+    for top, folders, files in walk(folder):
         if time.monotonic() > deadline:
             return f"{folder}: its ignore files could not all be checked within {timeout} s"
         candidates += [Path(top, name) for name in IGNORE_FILES if name in files]
