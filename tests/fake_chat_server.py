@@ -7,7 +7,8 @@ refused the way that server refuses them. Queue replies with `reply`,
 `reply_broken`, streams that break in time with `hang` (accept, never answer)
 and `reply_stream` (events paced, maybe endless: keep-alives only, slow tokens, a
 reply that never stops); each POST to /chat/completions takes the next one and records
-the request body (and in `spans`, when it came and went). Every request is also
+the request body (and in `spans`, when it came and went) unless `records` is off
+(a bench: then a body is freed in the server's thread, not in its caller's). Every request is also
 checked as OpenAI checks it: each assistant tool call must be answered by one
 tool message, and with `window_tokens` a request longer than that window (at
 four characters a token) is refused as OpenAI refuses it. GET /models answers
@@ -115,6 +116,7 @@ class FakeChatServer:
     url: str = ""
     spans: list[tuple[float, float, dict[str, Any]]] = field(default_factory=list)
     window_tokens: int | None = None
+    records: bool = True
 
     def reply(self, text: list[str] | None = None, calls: list[tuple[str, Any]] | None = None,
               reasoning: list[str] | None = None, pace: float = 0.0,
@@ -188,10 +190,12 @@ class FakeChatServer:
                 try:
                     self._answer_post(body)
                 finally:
-                    server.spans.append((began, time.monotonic(), body))
+                    if server.records:
+                        server.spans.append((began, time.monotonic(), body))
 
             def _answer_post(self, body: dict[str, Any]) -> None:
-                server.requests.append(body)
+                if server.records:
+                    server.requests.append(body)
                 refused = [name for name in server.family.refused_parameters if name in body]
                 if refused:
                     self._send_json(400, refusal_body(server.family, refused[0]))
