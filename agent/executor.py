@@ -14,9 +14,11 @@ cap every tool's result passes. When an ask hook asks, `ask` puts a
 PermissionRequest, with a preview of what will run, to the user (`ask_user`); the
 session-rules layer (hooks/session_rules.py) answers there first from the user's
 "don't ask again" rules, so a rule is consulted only after the deny hooks and can
-never lift a plan-mode denial. Ctrl-C at that question emits the call's
-ToolFinished ("Not run") before the interrupt goes on to the loop, so the
-screen shows one result for it, as it does for a "no". Ctrl-C while the handler
+never lift a plan-mode denial. A question the user left with a command of
+their own (QuestionLeft: /exit, /mode, Shift+Tab) runs nothing and ends the turn.
+Ctrl-C at that question emits the call's ToolFinished ("Not run") before the
+interrupt goes on to the loop, so the screen shows one result for it, as it does
+for a "no". Ctrl-C while the handler
 runs is another matter: the call started, so its result says it was
 "interrupted while running", with its output so far, and that its effects may
 stand (a tool that only asks the user, like ExitPlanMode, is "Not run" as at the
@@ -45,7 +47,8 @@ from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from models.base import ToolCall
 from state import AppState
-from tools.base import CallDecision, CallInterrupted, Preview, Tool, ToolResult, capped, error
+from tools.base import (CallDecision, CallInterrupted, Preview, QuestionLeft, Tool, ToolResult, capped,
+                        error)
 from tools.validate import schema_errors
 
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
@@ -136,6 +139,11 @@ class Executor:
             except KeyboardInterrupt:  # Ctrl-C at the question: the call shows its result, as a "no" does
                 self._finished(call.name, args, error(INTERRUPTED))
                 raise
+            except QuestionLeft as left:  # /exit, /mode, Shift+Tab at the question: no answer, the turn ends
+                said = f"{NOT_RUN} the user " + left.told("saying whether this call may run",
+                                                          self.state.mode_label)
+                self.state.events.emit(ToolDecision(call.name, args, "deny", verdict.hook, said, True))
+                return ToolResult(said, is_error=True, end_turn=True)
         self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
                                             verdict.reason, asked))
         if verdict.decision == "deny":

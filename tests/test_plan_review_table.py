@@ -27,8 +27,8 @@ from tests.harness import call, turn
 from tools.plan_mode import APPROVED, NOT_APPROVED, REJECTED
 from ui.console import ConsoleView
 from ui.modes import select
-from ui.plan_review import CTRL_G, SHIFT_TAB, PlanReviewScreen
-from ui.question_commands import QuestionCommands
+from ui.plan_review import CTRL_G, PlanReviewScreen
+from ui.question_commands import SHIFT_TAB, QuestionCommands
 
 PLAN = "## Plan\n\n1. Write made.txt"
 SHOWN = PLAN + "\n"

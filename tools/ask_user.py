@@ -5,6 +5,8 @@ ui/product.py (the console's in the REPL, an instant "nobody here" in -p, a fake
 tests) puts the questions to the user and returns what they chose. Without that
 callback the tool refuses to run. Like ExitPlanMode it `requires_user`, so it
 reaches the user in every mode, yolo included, and it is allowed while planning.
+A user who leaves the questions with a command (/exit, /mode, Shift+Tab) answers
+none of them, and the turn ends (tools/base.py: QuestionLeft).
 
 Auto-continue (off unless a timeout is given): after a silent grace, a visible
 countdown runs to the deadline, and then the questions resolve with no answers.
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from agent.events import Event
 from state import AppState
-from tools.base import Tool, ToolResult, error, object_schema
+from tools.base import QuestionLeft, Tool, ToolResult, error, object_schema
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -169,7 +171,11 @@ def make_ask_tool(state: AppState, ask: Callable[[Questionnaire], Answers] | Non
         problem = _duplicates(questions)
         if problem:
             return error(problem)
-        answers = ask(Questionnaire(questions, countdown_for(questionnaire_key(args["questions"]))))
+        try:
+            answers = ask(Questionnaire(questions, countdown_for(questionnaire_key(args["questions"]))))
+        except QuestionLeft as left:
+            return ToolResult("The user " + left.told("answering your questions", state.mode_label),
+                              end_turn=True, summary=f"not answered: you left with {left.left_by}")
         blank = [asked for asked, answer in answers.by_question.items() if not answer.strip()]
         if blank:
             return error(f"The answer to {blank[0]!r} is blank; a skipped question has no answer.")

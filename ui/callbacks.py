@@ -146,8 +146,9 @@ def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
     view.draft = keys.draft
     status_ask = asking_fresh(view, asking_with_status(view), keys)
     review = PlanReviewScreen(view, status_ask, state, commands)
-    return UICallbacks(review, interactive_approve(view, answering_commands(status_ask, commands)),
-                       interactive_ask(view, answering_commands(asking_fresh(view, prompt, keys), commands)),
+    return UICallbacks(review, interactive_approve(view, answering_commands(status_ask, commands, state)),
+                       interactive_ask(view, answering_commands(asking_fresh(view, prompt, keys), commands,
+                                                                state)),
                        interactive_confirm(asking_fresh(view, prompt, keys)), review, commands, keys)
 
 

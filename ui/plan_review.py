@@ -36,13 +36,12 @@ from tools.plan_mode import PlanReview
 from tools.workspace import plan_text
 from ui.console import ConsoleView
 from ui.editor import editor_command, run_editor
-from ui.modes import cycle
 from ui.preview import diff_text
-from ui.question_commands import NO, YES, QuestionCommands, is_command
+from ui.question_commands import NO, YES, QuestionCommands, command_at_question, mode_keys
 from ui.safe_text import safe
 
 QUESTION = "Approve this plan? [y/e/c/s/n] "
-CTRL_G, SHIFT_TAB = "\x07", "\x1b[Z"
+CTRL_G = "\x07"
 EDITS, CLEARS, SAVES = {"e", "edit"}, {"c", "clear"}, {"s", "save"}
 
 
@@ -72,11 +71,8 @@ def key_line(mode: str) -> str:
 
 def question_keys():
     """Ctrl+G and Shift+Tab end the question with a marker the review reads."""
-    from prompt_toolkit.key_binding import KeyBindings
-
-    keys = KeyBindings()
+    keys = mode_keys()
     keys.add("c-g")(lambda event: event.app.exit(result=CTRL_G))
-    keys.add("s-tab")(lambda event: event.app.exit(result=SHIFT_TAB))
     return keys
 
 
@@ -128,17 +124,11 @@ class PlanReviewScreen:
             if answer == CTRL_G:
                 shown = self._edited(plan, shown, title)
                 continue
-            if answer == SHIFT_TAB:
-                cycle(self.state, "Shift+Tab")
-                return PlanReview("left", plan=shown, edits=edits, left_by="Shift+Tab")
-            if is_command(answer):
-                self.commands.run(answer, under_review=(shown, title))
-                if self.commands.leaving:
-                    return PlanReview("left", plan=shown, edits=edits, left_by="/exit")
-                if not self.state.plan_mode:
-                    return PlanReview("left", plan=shown, edits=edits, left_by=answer.strip())
-                continue
-            return replace(plan_review(answer), plan=shown, edits=edits)
+            left = command_at_question(answer, self.commands, self.state, (shown, title))
+            if left:
+                return PlanReview("left", plan=shown, edits=edits, left_by=left)
+            if left is None:
+                return replace(plan_review(answer), plan=shown, edits=edits)
 
     def _show_since(self, earlier: Revision, plan: str) -> None:
         said = f" after your feedback: {safe(earlier.feedback)}" if earlier.feedback else ""

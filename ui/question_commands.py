@@ -6,7 +6,12 @@ for the list, `/exit`) runs as it would at the prompt, or is refused with a hint
 when it would change the conversation a turn is still using (/clear, /resume ID,
 /compact…). Either way it is never sent
 to the model as feedback or as an answer, and the question is asked again,
-unless the command ended it: /exit leaves stepagent once the turn has stopped.
+unless the command ended it. A command of the user's own that changes the mode
+(/mode NAME, Shift+Tab) or leaves (/exit) ends every kind of question the same
+way, unanswered, and the turn with it (the model is told: tools/base.py,
+QuestionLeft); /exit then leaves stepagent. A turn never goes on in a mode the
+user chose while a question waited, so a call asked for in build mode never runs
+after a switch to plan mode, and planning never goes on outside plan mode.
 The REPL binds the session in (`bind`); -p asks no questions.
 """
 
@@ -15,10 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from tools.base import QuestionLeft
 from ui.console import ConsoleView
+from ui.modes import cycle
 
 if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyBindings
+
     from session.live import Session
+    from state import AppState
     from ui.slash import SlashOutcome
 
 YES, NO = {"y", "yes"}, {"", "n", "no"}
@@ -26,6 +36,7 @@ AT_A_QUESTION = {"/help", "/todos", "/trace", "/usage", "/diff", "/last", "/mode
                  "/plan", "/memory", "/hooks", "/permissions", "/export", "/exit", "/quit"}
 LISTS_ALONE = {"/resume", "/rewind"}
 EXITS = {"/exit", "/quit"}
+SHIFT_TAB = "\x1b[Z"
 
 
 def is_command(text: str) -> bool:
@@ -91,17 +102,46 @@ class QuestionCommands:
         show_outcome(run_slash_command(line, self.session), self.view)
 
 
-def answering_commands(ask: Callable[..., str], commands: QuestionCommands) -> Callable[..., str]:
+def mode_keys() -> KeyBindings:
+    """Shift+Tab ends a question with a marker: the user's own switch to the next mode."""
+    from prompt_toolkit.key_binding import KeyBindings
+
+    keys = KeyBindings()
+    keys.add("s-tab")(lambda event: event.app.exit(result=SHIFT_TAB))
+    return keys
+
+
+def command_at_question(answer: str, commands: QuestionCommands, state: AppState,
+                        under_review: tuple[str, str] | None = None) -> str | None:
+    """What the user left the question with, once their command ran; None when `answer` answers it.
+
+    That is /exit, the command that changed the mode, Shift+Tab (which switches it here),
+    or '' when the question is to be asked again.
+    """
+    if answer == SHIFT_TAB:
+        cycle(state, "Shift+Tab")
+        return "Shift+Tab"
+    if not is_command(answer):
+        return None
+    mode_before = state.mode_label
+    commands.run(answer, under_review)
+    if commands.leaving:
+        return "/exit"
+    return answer.strip() if state.mode_label != mode_before else ""
+
+
+def answering_commands(ask: Callable[..., str], commands: QuestionCommands,
+                       state: AppState) -> Callable[..., str]:
     """`ask`, where a command line runs (or is refused) and the question is asked again.
 
-    /exit at such a question stops the turn as Ctrl-C does; the REPL then leaves.
+    /exit, a mode command or Shift+Tab leaves the question unanswered (QuestionLeft).
     """
     def ask_again(*args, **kwargs) -> str:
         while True:
-            answer = ask(*args, **kwargs)
-            if not is_command(answer):
+            answer = ask(*args, key_bindings=mode_keys(), **kwargs)
+            left = command_at_question(answer, commands, state)
+            if left is None:
                 return answer
-            commands.run(answer)
-            if commands.leaving:
-                raise KeyboardInterrupt
+            if left:
+                raise QuestionLeft(left)
     return ask_again
