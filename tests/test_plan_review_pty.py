@@ -2,8 +2,8 @@
 
 c builds in a fresh conversation whose request carries no earlier message; Ctrl+G
 opens $EDITOR (a script here) and the edited plan is what is saved and what the
-model is told about; s keeps the plan pending for /plan show and /plan approve; a
-terminal that closes at the review approves nothing.
+model is told about; s keeps the plan pending for /plan show and /plan approve; Ctrl-C
+and a terminal that closes at the review approve nothing.
 """
 
 from __future__ import annotations
@@ -139,6 +139,27 @@ def test_s_saves_for_later_then_plan_show_and_plan_approve(workspace):
     assert plan_file(workspace).read_text() == PLAN + "\n"
     db = sqlite3.connect(os.path.join(os.environ["STEPAGENT_HOME"], "sessions.db"))
     assert list(db.execute("SELECT number, outcome FROM plan_revisions")) == [(1, "approve")]
+
+
+def test_ctrl_c_at_the_review_cancels_the_turn_and_approves_nothing(workspace):
+    server = FakeChatServer()
+    server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
+    terminal = at_the_review(workspace, server)
+    try:
+        terminal.child.sendintr()
+        terminal.expect_text("Turn cancelled")
+        terminal.expect("›")
+        server.reply_text("still planning")
+        terminal.sendline("why?")
+        terminal.expect("still planning")
+    finally:
+        terminal.close()
+        server.stop()
+    assert plan_file(workspace) is None
+    request = server.requests[-1]["messages"]
+    assert [m for m in request if m["role"] == "tool"][-1]["content"] == (
+        "Not run: the user interrupted the turn (Ctrl-C).")
+    assert "Plan mode is active" in request[0]["content"]
 
 
 def test_a_review_cut_off_by_the_terminal_closing_says_so_on_resume(workspace):
