@@ -2,27 +2,23 @@
 
   arguments parsed and validated → deny hooks → ask hooks (a session rule, or the user) → handler
 
-Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad
-JSON, invalid arguments, a denial, a "no", or an exception in the handler.
-The call is emitted as it arrives (ToolRequested), so the screen names it
-before any question; each decision as a ToolDecision (the console prints it, the
-journal keeps it in the audit trail). Just before the handler runs, a
-ToolStarted event marks the call as started, so a resume after a crash can tell
-a call that never ran from one whose result was lost; the handler's result is
-emitted as a ToolFinished, cut to MAX_RESULT_CHARS (tools/base.py): the one
-cap every tool's result passes. When an ask hook asks, `ask` puts a
-PermissionRequest, with a preview of what will run, to the user (`ask_user`); the
-session-rules layer (hooks/session_rules.py) answers there first from the user's
-"don't ask again" rules, so a rule is consulted only after the deny hooks and can
-never lift a plan-mode denial. A question the user left with a command of
-their own (QuestionLeft: /exit, /mode, Shift+Tab) runs nothing and ends the turn.
-Ctrl-C at that question emits the call's ToolFinished ("Not run") before the
-interrupt goes on to the loop, so the screen shows one result for it, as it does
-for a "no". Ctrl-C while the handler
-runs is another matter: the call started, so its result says it was
-"interrupted while running", with its output so far, and that its effects may
-stand (a tool that only asks the user, like ExitPlanMode, is "Not run" as at the
-question); the interrupt carries that result to the loop (CallInterrupted).
+Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad JSON, invalid
+arguments, a denial, a "no", or an exception in the handler. The call is emitted as it arrives
+(ToolRequested), so the screen names it before any question; each decision as a ToolDecision
+(the console prints it, the journal keeps it in the audit trail). Just before the handler runs,
+a ToolStarted event marks the call as started, so a resume after a crash can tell a call that
+never ran from one whose result was lost; the handler's result is emitted as a ToolFinished,
+cut to MAX_RESULT_CHARS (tools/base.py): the one cap every tool's result passes. When an ask
+hook asks, `ask` puts a PermissionRequest, with a preview of what will run, to the user
+(`ask_user`); the session-rules layer (hooks/session_rules.py) answers there first from the
+user's "don't ask again" rules, so a rule is consulted only after the deny hooks and can never
+lift a plan-mode denial. A question the user leaves by a command (QuestionLeft: /exit, /mode,
+Shift+Tab) runs nothing and ends the turn. Ctrl-C at that question emits the call's
+ToolFinished ("Not run") before the interrupt goes on to the loop, so the screen shows one
+result for it, as it does for a "no". Ctrl-C while the handler runs is another matter: the call
+started, so its result says it was "interrupted while running", with its output so far, and
+that its effects may stand (a tool that only asks the user, like ExitPlanMode, is "Not run" as
+at the question); the interrupt carries that result to the loop (CallInterrupted).
 `after_call` may add to a handler's result (the user's PostToolUse hooks do).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
@@ -47,8 +43,7 @@ from agent.events import ToolDecision, ToolFinished, ToolRequested, ToolStarted
 from hooks.registry import HookRegistry, ToolCallEvent, Verdict
 from models.base import ToolCall
 from state import AppState
-from tools.base import (CallDecision, CallInterrupted, Preview, QuestionLeft, Tool, ToolResult, capped,
-                        error)
+from tools.base import CallDecision, CallInterrupted, Preview, QuestionLeft, Tool, ToolResult, capped, error
 from tools.validate import schema_errors
 
 DECLINED = ("The user declined this call. Do not retry it as is; ask what they would prefer, "
@@ -132,22 +127,20 @@ class Executor:
             return error(problem)
         event = ToolCallEvent(tool, args, self.state.view())
         verdict = self.hooks.check(event)
-        asked = False
+        asked = ended = False
         if verdict.decision == "ask":
             try:
                 verdict, asked = self.ask(self, tool, args, verdict)
             except KeyboardInterrupt:  # Ctrl-C at the question: the call shows its result, as a "no" does
                 self._finished(call.name, args, error(INTERRUPTED))
                 raise
-            except QuestionLeft as left:  # /exit, /mode, Shift+Tab at the question: no answer, the turn ends
-                said = f"{NOT_RUN} the user " + left.told("saying whether this call may run",
-                                                          self.state.mode_label)
-                self.state.events.emit(ToolDecision(call.name, args, "deny", verdict.hook, said, True))
-                return ToolResult(said, is_error=True, end_turn=True)
+            except QuestionLeft as left:  # /exit, /mode, Shift+Tab at the question: no answer
+                said = left.TOLD.format(left, "saying whether this call may run", self.state.mode_label)
+                verdict, asked, ended = Verdict("deny", verdict.hook, f"{NOT_RUN} the user {said}"), True, True
         self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
                                             verdict.reason, asked))
         if verdict.decision == "deny":
-            return error(verdict.reason)
+            return ToolResult(verdict.reason, is_error=True, end_turn=ended)
         decision = CallDecision(event.judgement, event.state.plan_mode)
         self.state.events.emit(ToolStarted(call.id, call.name, args))
         return Allowed(call, tool, args, decision)

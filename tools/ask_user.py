@@ -174,8 +174,8 @@ def make_ask_tool(state: AppState, ask: Callable[[Questionnaire], Answers] | Non
         try:
             answers = ask(Questionnaire(questions, countdown_for(questionnaire_key(args["questions"]))))
         except QuestionLeft as left:
-            return ToolResult("The user " + left.told("answering your questions", state.mode_label),
-                              end_turn=True, summary=f"not answered: you left with {left.left_by}")
+            said = left.TOLD.format(left, "answering your questions", state.mode_label)
+            return ToolResult(f"The user {said}", end_turn=True, summary=f"not answered: you left with {left}")
         blank = [asked for asked, answer in answers.by_question.items() if not answer.strip()]
         if blank:
             return error(f"The answer to {blank[0]!r} is blank; a skipped question has no answer.")

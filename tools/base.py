@@ -18,8 +18,6 @@ being asked (a Preview; the preview layer, tools/preview.py, gives Write and Edi
 (the Agent tool: several sub-agents at once).
 A handler stopped by Ctrl-C may raise CallInterrupted with what it had produced
 so far; the executor gives the call its "interrupted while running" result.
-A question left by the user's own command (/exit, /mode NAME, Shift+Tab) raises
-QuestionLeft: no answer, so the call does not run, and the model is told to stop.
 """
 
 from __future__ import annotations
@@ -140,24 +138,9 @@ class CallInterrupted(KeyboardInterrupt):
         self.result: ToolResult | None = None
 
 
-LEFT = ("left with {left_by} without {unanswered}. You are now in {mode_label} mode. Stop here; "
-        "the user speaks next.")  # a question left by a command: the plan review's words too
-
-
 class QuestionLeft(Exception):
-    """The user left a question with a command of their own (`left_by`): not an answer.
-
-    Raised by the UI at a permission question or an AskUserQuestion; the executor
-    (or the tool) turns it into a result that ends the turn, saying so (`told`).
-    """
-
-    def __init__(self, left_by: str):
-        super().__init__(left_by)
-        self.left_by = left_by
-
-    def told(self, unanswered: str, mode_label: str) -> str:
-        """What the model reads: who left, what was left unanswered, the mode now."""
-        return LEFT.format(left_by=self.left_by, unanswered=unanswered, mode_label=mode_label)
+    """The user left a question with `args[0]` (/exit, /mode NAME, Shift+Tab): no answer; the turn ends."""
+    TOLD = "left with {} without {}. You are now in {} mode. Stop here; the user speaks next."
 
 
 def counted(count: int, noun: str) -> str:

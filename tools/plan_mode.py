@@ -25,7 +25,7 @@ from typing import Any, Callable, Literal
 
 from agent.events import PlanReviewed
 from state import AppState, PermissionMode
-from tools.base import LEFT, Tool, ToolResult, error, object_schema
+from tools.base import QuestionLeft, Tool, ToolResult, error, object_schema
 from tools.workspace import plan_digest, plan_text, save_plan
 
 ENTER_PLAN_MODE = "EnterPlanMode"
@@ -72,8 +72,8 @@ RESULTS = {
     "save": ("The user saved your plan for later. {where} It is not approved yet: you are still "
              "in plan mode. Stop here; the user approves it later (/plan approve) or speaks next.",
              True, "plan saved for later: /plan show prints it, /plan approve approves it"),
-    "left": ("The user " + LEFT.format(left_by="{left_by}", unanswered="approving your plan; "
-                                       "nothing was saved", mode_label="{mode_label}"), True,
+    "left": ("The user " + QuestionLeft.TOLD.format("{left_by}", "approving your plan; nothing was "
+                                                    "saved", "{mode_label}"), True,
              "plan not approved: you left with {left_by}"),
     "pending": (PENDING, True, "plan awaits approval: nobody can review it in this run"),
 }
