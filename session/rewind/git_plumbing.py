@@ -10,7 +10,9 @@ working-tree-encoding, so a cloned repository's attributes can neither run a
 driver nor change a byte on the way in or out (where git reads attributes from a
 tree, GIT_ATTR_SOURCE names the empty one, so they are not even read). A run
 that does not end in TIMEOUT_SECONDS is stopped: git opens each `.gitignore`
-it meets, and a FIFO by that name would keep it waiting.
+it meets, and a FIFO by that name would keep it waiting. What a stopped run
+had begun to write into the shadow goes with it (a file too large to hash in
+time left a gigabyte of unfinished pack for each session).
 
 A run that reads the work tree (a snapshot's, before every prompt, while
 planning too) is confined as plan mode's reads are: where bubblewrap runs, in a
@@ -87,6 +89,7 @@ class Git:
                                   cwd=self.work_tree, env=environment, timeout=TIMEOUT_SECONDS,
                                   preexec_fn=ruleset.restrict if ruleset else None)
         except subprocess.TimeoutExpired:
+            self._drop_unfinished()
             raise GitStuck(f"git {args[0]} did not finish in {TIMEOUT_SECONDS} s (a FIFO named "
                             ".gitignore or .gitattributes in the workspace makes git wait for "
                             "ever)") from None
@@ -99,6 +102,11 @@ class Git:
             said = done.stderr.decode(errors="replace").strip().splitlines()
             raise GitFailed(f"git {args[0]} failed: {said[-1] if said else f'exit {done.returncode}'}")
         return done.stdout
+
+    def _drop_unfinished(self) -> None:
+        """Remove what a stopped git was writing into the shadow: its temporary objects and packs."""
+        for path in (self.git_dir / "objects").glob("*/tmp_*"):
+            path.unlink(missing_ok=True)
 
     def _confinement(self, index: Path | None) -> tuple[list[str], Ruleset | None]:
         """A bubblewrap view to run in, or else a Landlock ruleset to run under (neither without both)."""
