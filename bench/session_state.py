@@ -64,7 +64,7 @@ def stored_session(store: SessionStore, workspace: Path, exchanges: int) -> str:
 def keystroke(session: Session) -> None:
     """What one key costs at the prompt: the bottom toolbar, drawn as prompt-toolkit draws it."""
     state = session.agent.state
-    to_formatted_text(toolbar(state, lambda: "model", session.context_line)())
+    to_formatted_text(toolbar(state, lambda: "model", session.context_line, todos=session.todos)())
 
 
 def measure(workspace: Path, targets: Targets) -> None:

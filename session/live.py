@@ -84,6 +84,10 @@ class Session:
         self.journal.revisions.clear()
         return old
 
+    def todos(self) -> tuple[Todo, ...]:
+        """The session's todo list, for the toolbar and the status line."""
+        return todos_of(self.agent.state)
+
     def context_tokens(self) -> int:
         """How much of the context window the conversation fills: as reported, else estimated."""
         return self.usage.context_tokens or self.estimate.tokens(self.agent.messages)

@@ -11,12 +11,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.terminal import Terminal
+from models.defaults import DEFAULT_MODEL
+from tests.terminal import Screen, Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command line reads: its parser, the slash commands' help, the modes, the model's defaults.
@@ -102,12 +104,13 @@ def test_help_shows_what_the_agent_defines(tmp_path):
 
 
 # What the first draw of a plain REPL start does not wait for: the model client, the store and
-# SQLite, the user's settings, the tools' layers and the Bash parsers, the sandbox probe, the
-# slash commands with the page export, markdown and highlighting (ui/prompt_first.py).
-NOT_BEFORE_THE_PROMPT = {"openai", "httpx", "sqlite3", "tree_sitter", "bashlex", "rich.markdown",
-                         "pygments", "agent.assemble", "agent.loop", "session.store", "ui.product",
-                         "ui.console", "ui.slash", "ui.export", "settings.user_hooks",
-                         "tools.bash.sandbox.status", "step42_plan_mode.lesson_model"}
+# SQLite, the user's settings, the tools' layers and the Bash parsers, the todo list's tools, the
+# sandbox probe, the slash commands with the page export, rich with its markdown and highlighting
+# (ui/prompt_first.py).
+NOT_BEFORE_THE_PROMPT = {"openai", "httpx", "sqlite3", "tree_sitter", "bashlex", "rich", "pygments",
+                         "agent.assemble", "agent.loop", "session.store", "ui.product", "ui.console",
+                         "ui.slash", "ui.export", "settings.user_hooks", "tools.bash.sandbox.status",
+                         "tools.todos", "tools.base", "step42_plan_mode.lesson_model"}
 
 
 def plain_start(workspace: Path, tmp_path: Path, **env: str) -> Terminal:
@@ -152,3 +155,35 @@ def test_a_start_that_fails_behind_the_prompt_ends_it_with_its_exit_code(workspa
     terminal.expect(pexpect.EOF)
     terminal.child.close()
     assert terminal.child.exitstatus == 2
+
+
+TODOS = [{"content": "Read the loader", "status": "completed"},
+         {"content": "Trace the merge", "status": "in_progress", "activeForm": "Tracing the merge"},
+         {"content": "Write the plan", "status": "pending"}]
+
+
+def test_the_toolbar_drawn_before_the_agent_shows_its_todos_mode_and_model(server, workspace, tmp_path):
+    """The toolbar of a plain start is given the todo list, the model and the context by callbacks
+    (ui/prompt_first.py): once the agent is built, they are the session's."""
+    server.reply_tool_calls(("TodoWrite", {"todos": TODOS}))
+    server.reply_text("Listed the steps.")
+    screen = Screen(tmp_path, workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url})
+    try:
+        screen.wait_for("›")
+        screen.keys("list the steps", "Enter")
+        screen.wait_for("Listed the steps.")
+        toolbar = last_line_with(screen, "todos 1/3")
+    finally:
+        screen.close()
+    assert toolbar.startswith("mode: build  ·  todos 1/3: Tracing the merge  ·  context "), toolbar
+    assert toolbar.endswith(f"model: {DEFAULT_MODEL}"), toolbar
+
+
+def last_line_with(screen: Screen, wanted: str, timeout: float = 30) -> str:
+    """The screen's last line (the toolbar, under the prompt), once it holds `wanted`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        last = screen.text().rstrip().splitlines()[-1].strip()
+        if wanted in last or time.monotonic() > deadline:
+            return last
+        time.sleep(0.05)

@@ -17,7 +17,8 @@ from ui.prompt import toolbar
 
 def shown_toolbar(state) -> str:
     """The bottom toolbar's text on a terminal 120 columns wide."""
-    return fragment_list_to_text(toolbar(state, lambda: "m", columns=lambda: 120)())
+    shown = toolbar(state, lambda: "m", columns=lambda: 120, todos=lambda: todos_of(state))
+    return fragment_list_to_text(shown())
 
 
 LIST = [{"content": "Read the code", "status": "completed", "priority": "high"},

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     from ui.repl import run_repl
 
     prompt = repl_prompt(session.agent.state, history_at(home / "history"), lambda: session,
-                         lambda: session.agent.model.name, session.context_line)
+                         lambda: session.agent.model.name, session.context_line, session.todos)
     return run_repl(session, view, prompt, args.message or "", started.callbacks)
 
 

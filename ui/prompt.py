@@ -1,8 +1,9 @@
 """The REPL's prompt: the line the user types at, its bottom toolbar, its keys and completion.
 
-It needs only the state, so it can be drawn before the agent exists: a fresh start shows
-it first and builds the agent behind it (ui/prompt_first.py), and what waits for the agent
-(Shift+Tab, Tab's session and model ids) asks `ready` for it first. The bottom toolbar
+It needs only the state, and callbacks for what the agent holds (the model's name, the
+context used, the todo list), so it can be drawn before the agent exists: a fresh start
+shows it first and builds the agent behind it (ui/prompt_first.py), and what waits for the
+agent (Shift+Tab, Tab's session and model ids) asks `session` for it first. The bottom toolbar
 always shows the mode; PLAN is drawn on a magenta background so it cannot be missed;
 during a turn, the same facts sit beside the spinner and under the streaming answer
 (status_line). Tab completes commands and their arguments; Alt+Enter (or Esc, Enter)
@@ -20,7 +21,6 @@ from prompt_toolkit.application import get_app_or_none, run_in_terminal
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from tools.todos import Todo, todos_of
 from ui.completion import SlashCompleter
 from ui.fit_line import Fragments, fitted
 from ui.modes import MODE_CYCLE, cycle
@@ -30,6 +30,7 @@ from ui.slash_help import command_names
 if TYPE_CHECKING:
     from session.live import Session
     from state import AppState
+    from tools.todos import Todo
 
 TODO_SHOWN = 40  # characters of the step in progress the status line has room for
 
@@ -52,7 +53,8 @@ def todo_progress(todos: tuple[Todo, ...]) -> str:
 
 
 def toolbar(state: AppState, model_name: Callable[[], str], context: Callable[[], str] = lambda: "",
-            columns: Callable[[], int] | None = None) -> Callable[[], Fragments]:
+            columns: Callable[[], int] | None = None,
+            todos: Callable[[], tuple[Todo, ...]] = lambda: ()) -> Callable[[], Fragments]:
     """The bottom line: mode (PLAN on magenta), todos, context use, keys, then the model.
 
     It fits the terminal (ui/fit_line.py): where it is too narrow, the context loses its
@@ -60,6 +62,7 @@ def toolbar(state: AppState, model_name: Callable[[], str], context: Callable[[]
     the mode's words and the model's label; what is still too wide is cut at its end, so a
     long model name, last, is what a narrow terminal cuts. `context` is the long form,
     `context 12% (15,000 of 128,000 tokens)`; its short form ends before the parenthesis.
+    `todos` gives the session's todo list (tools/todos.py is not loaded for the first draw).
     """
     def render() -> Fragments:
         if state.plan_mode:
@@ -68,10 +71,11 @@ def toolbar(state: AppState, model_name: Callable[[], str], context: Callable[[]
         else:
             label = ("bold", state.permission_mode.value)
             mode = [[("", " mode: "), label], [("", " "), label]]
-        todos = [[("", todo_progress(todos_of(state)))], [("", todo_parts(todos_of(state))[0])]]
+        listed = todos()
+        progress = [[("", todo_progress(listed))], [("", todo_parts(listed)[0])]]
         used = context()
         name = safe(model_name())
-        facts = [mode, todos, [[("", used)], [("", used.split(" (", 1)[0])]],
+        facts = [mode, progress, [[("", used)], [("", used.split(" (", 1)[0])]],
                  [[("", "Shift+Tab: mode  ·  /help")], [("", "/help")], []],
                  [[("", f"model: {name}")], [("", name)]]]
         return fitted(facts, GIVING_WAY, columns() if columns else terminal_columns())
@@ -87,11 +91,11 @@ def terminal_columns() -> int:
 GIVING_WAY = (2, 3, 1, 3, 0, 4)  # context, keys, todos, keys, mode, model: each a step shorter
 
 
-def status_line(state: AppState, model_name: Callable[[], str],
-                context: Callable[[], str] = lambda: "") -> str:
+def status_line(state: AppState, model_name: Callable[[], str], context: Callable[[], str] = lambda: "",
+                todos: Callable[[], tuple[Todo, ...]] = lambda: ()) -> str:
     """The toolbar's facts as plain text, shown under the spinner and the streaming answer."""
     parts = ["PLAN" if state.plan_mode else f"mode: {state.permission_mode.value}",
-             todo_progress(todos_of(state)),
+             todo_progress(todos()),
              f"model: {safe(model_name())}", context()]
     return "  ·  ".join(part for part in parts if part)
 
@@ -120,7 +124,8 @@ def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
 
 
 def repl_prompt(state: AppState, history: History, session: Callable[[], Session],
-                model_name: Callable[[], str], context: Callable[[], str]) -> PromptSession:
+                model_name: Callable[[], str], context: Callable[[], str],
+                todos: Callable[[], tuple[Todo, ...]]) -> PromptSession:
     """The prompt with its toolbar and keys.
 
     `session` gives the live session, waiting for it if it is still being built: Shift+Tab's
@@ -142,8 +147,8 @@ def repl_prompt(state: AppState, history: History, session: Callable[[], Session
         "/resume": lambda: [info.id for info in session().recent()],
         "/model": lambda: ["plan", *(info.id for info in session().agent.model.list_models())],
     })
-    return PromptSession(history=history, key_bindings=keys, completer=completer,
-                         complete_while_typing=False, bottom_toolbar=toolbar(state, model_name, context))
+    return PromptSession(history=history, key_bindings=keys, completer=completer, complete_while_typing=False,
+                         bottom_toolbar=toolbar(state, model_name, context, todos=todos))
 
 
 def read_line(prompt: PromptSession) -> str | None:

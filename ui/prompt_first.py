@@ -1,6 +1,7 @@
 """A plain start of the REPL: the prompt first, the agent built behind it.
 
-The first draw needs the state, the history and the prompt (ui/prompt.py), nothing more.
+The first draw needs the state, the history and the prompt (ui/prompt.py), nothing more:
+the toolbar's model, context and todos are the session's once it is built (`Behind.peek`).
 Everything else (the model and its banner, the store and SQLite, the user's settings,
 the tools and their layers, the sandbox probe for the start-up line) is built by
 ui/product.py's `start` in a background thread once the prompt is on screen; what it
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import threading
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from session.live import Session
     from ui.console import ConsoleView
     from ui.product import Started
+
+Fact = TypeVar("Fact")
 
 
 class Behind:
@@ -66,7 +69,7 @@ class Behind:
         started = self.ready()[1]
         return None if isinstance(started, int) else started.session
 
-    def peek(self, fact: Callable[[Started], str], before: str = "") -> str:
+    def peek(self, fact: Callable[[Started], Fact], before: Fact) -> Fact:
         """A fact of the started session for the toolbar, or `before` while it is being built."""
         started = self.started if self._done.is_set() else None
         return fact(started) if started is not None and not isinstance(started, int) else before
@@ -101,7 +104,8 @@ def run_prompt_first(args: argparse.Namespace) -> int:
     state, behind = AppState(), Behind()
     prompt = repl_prompt(state, history_at(default_home() / "history"), behind.session,
                          lambda: behind.peek(lambda started: started.session.agent.model.name, "…"),
-                         lambda: behind.peek(lambda started: started.session.context_line()))
+                         lambda: behind.peek(lambda started: started.session.context_line(), ""),
+                         lambda: behind.peek(lambda started: started.session.todos(), ()))
     after_first_draw(prompt, lambda: behind.run(lambda: start_behind(args, state), prompt))
     with patch_stdout(raw=True):
         line = read_line(prompt)

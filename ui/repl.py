@@ -18,7 +18,6 @@ from agent.loop import TurnOutcome, unexpected
 from session.live import Session
 from tools.bash.left_running import left_by, this_stepagent
 from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
-from tools.todos import todos_of
 from ui.callbacks import UICallbacks
 from ui.console import ConsoleView
 from ui.question_commands import is_command, show_outcome
@@ -67,7 +66,7 @@ def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_m
 def show_start(session: Session, view: ConsoleView) -> None:
     """The start-up line, and the session's facts beside the spinner and under an answer."""
     agent, state = session.agent, session.agent.state
-    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share)
+    view.status = lambda: status_line(state, lambda: agent.model.name, session.context_share, session.todos)
     view.notice(startup_line(session, view.sandbox_status()), style="dim")
 
 
@@ -139,7 +138,7 @@ def send_turn(session: Session, view: ConsoleView, text: str, callbacks: UICallb
 def _build_fresh(session: Session, view: ConsoleView, approval: str, callbacks: UICallbacks | None) -> bool:
     """c: a new conversation (a new session) whose only context is the approval with its plan,
     and the todos; the planning conversation stays in the store."""
-    old = session.clear(todos=todos_of(session.agent.state))
+    old = session.clear(todos=session.todos())
     view.notice(f"A fresh conversation builds the approved plan; the planning conversation is kept "
                 f"as {old} (/resume {old} goes back to it).", style="yellow")
     return send_turn(session, view, approval, callbacks)

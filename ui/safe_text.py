@@ -30,11 +30,10 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-
 if TYPE_CHECKING:
     from rich.markdown import Markdown
     from rich.syntax import Syntax
+    from rich.text import Text
 
 BIDI_CONTROLS = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 KEPT_CONTROLS = frozenset("\n\t")
@@ -88,6 +87,8 @@ def reveal(command: str) -> str:
 
 def safe_line(text: str, style: str = "") -> Text:
     """Untrusted text as a rich Text: placeholders for controls, and markup kept literal."""
+    from rich.text import Text  # rich: not needed for the prompt's first draw
+
     return Text(safe(text), style=style)
 
 
