@@ -11,14 +11,21 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pexpect
 import pytest
+from prompt_toolkit import PromptSession
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+from prompt_toolkit.renderer import Renderer
 
 from models.defaults import DEFAULT_MODEL
 from tests.terminal import Screen, Terminal
+from ui.prompt import after_first_draw
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command line reads: its parser, the slash commands' help, the modes, the model's defaults.
@@ -187,3 +194,48 @@ def last_line_with(screen: Screen, wanted: str, timeout: float = 30) -> str:
         if wanted in last or time.monotonic() > deadline:
             return last
         time.sleep(0.05)
+
+
+class TerminalScreen(io.StringIO):
+    """What a terminal shows, kept as text; a terminal answers cursor-position requests."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def first_draw_then(answer: bool, enter_at_once: bool = False) -> tuple[list[bool], str]:
+    """A prompt with a toolbar on a terminal that answers where its cursor is (or never does),
+    "hello" typed at it, Enter pressed once the first draw's action has run (or at once): whether
+    the toolbar was on screen when the action ran, and the line read."""
+    screen, seen = TerminalScreen(), []
+    ran = threading.Event()
+    with create_pipe_input() as keys:
+        output = Vt100_Output(screen, lambda: Size(rows=24, columns=80), term="xterm")
+        prompt: PromptSession = PromptSession(input=keys, output=output, bottom_toolbar="mode: build")
+        after_first_draw(prompt, lambda: (seen.append("mode: build" in screen.getvalue()), ran.set()))
+        keys.send_text("hello" + ("\x1b[1;1R" if answer else "") + ("\r" if enter_at_once else ""))
+        if not enter_at_once:
+            threading.Thread(target=lambda: (ran.wait(30), keys.send_text("\r")), daemon=True).start()
+        read = prompt.prompt("› ")
+    ran.wait(30)
+    return seen, read
+
+
+def test_what_follows_the_first_draw_waits_until_the_toolbar_is_drawn():
+    """The agent built behind the prompt does not compete with the drawing of its toolbar, which
+    prompt-toolkit draws once the terminal has said where the cursor is."""
+    assert first_draw_then(answer=True) == ([True], "hello")
+
+
+def test_what_follows_the_first_draw_runs_when_the_terminal_never_answers(monkeypatch):
+    """No toolbar is drawn then, and nothing waits forever: it runs when prompt-toolkit gives up on
+    the answer."""
+    monkeypatch.setattr(Renderer, "CPR_TIMEOUT", 0.2)
+    assert first_draw_then(answer=False) == ([False], "hello")
+
+
+def test_what_follows_the_first_draw_runs_at_once_when_the_line_is_entered_first(monkeypatch):
+    """A line entered before the terminal answered is not kept waiting for the answer: the agent
+    built behind the prompt must answer it."""
+    monkeypatch.setattr(Renderer, "CPR_TIMEOUT", 3600)
+    assert first_draw_then(answer=False, enter_at_once=True) == ([False], "hello")

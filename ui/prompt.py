@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import get_app_or_none, run_in_terminal
+from prompt_toolkit.application import Application, get_app_or_none, run_in_terminal
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.renderer import CPR_Support
 
 from ui.completion import SlashCompleter
 from ui.fit_line import Fragments, fitted
@@ -111,16 +112,28 @@ def history_at(path: Path) -> History:
 
 
 def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
-    """Run `action` in a background thread once, when the prompt is first on screen."""
+    """Run `action` in a background thread once, when the prompt is first whole on screen.
+
+    prompt-toolkit draws the bottom toolbar once the terminal has answered where its cursor
+    is; the action waits for that drawing rather than compete with it, as long as
+    prompt-toolkit waits for the answer (a terminal may never give one), and no longer
+    once the line has been entered.
+    """
+    whole = threading.Event()
     started = False
 
-    def start(_app: object) -> None:
+    def drawn(app: Application) -> None:
         nonlocal started
+        renderer = app.renderer
+        if renderer.height_is_known or renderer.cpr_support == CPR_Support.NOT_SUPPORTED or app.is_done:
+            whole.set()
         if not started:
             started = True
-            threading.Thread(target=action, name="after-first-draw", daemon=True).start()
+            patience = renderer.CPR_TIMEOUT
+            threading.Thread(target=lambda: (whole.wait(patience), action()), name="after-first-draw",
+                             daemon=True).start()
 
-    prompt.app.after_render += start
+    prompt.app.after_render += drawn
 
 
 def repl_prompt(state: AppState, history: History, session: Callable[[], Session],

@@ -4,9 +4,9 @@ The first draw needs the state, the history and the prompt (ui/prompt.py), nothi
 the toolbar's model, context and todos are the session's once it is built (`Behind.peek`).
 Everything else (the model and its banner, the store and SQLite, the user's settings,
 the tools and their layers, the sandbox probe for the start-up line) is built by
-ui/product.py's `start` in a background thread once the prompt is on screen; what it
-prints appears above the prompt (prompt-toolkit's patch_stdout), and a real model's
-client warms up after it. A line typed meanwhile waits for the build on Enter, and so do
+ui/product.py's `start` in a background thread once the prompt and its toolbar are on
+screen (ui/prompt.py: after_first_draw); what it prints appears above the prompt
+(prompt-toolkit's patch_stdout), and a real model's client warms up after it. A line typed meanwhile waits for the build on Enter, and so do
 Shift+Tab and Tab's session and model ids. If the start fails (a model that cannot be
 used), the prompt ends and so does the run, with the start's exit code.
 
