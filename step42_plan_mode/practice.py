@@ -165,9 +165,13 @@ def start(exercise: Exercise, target: Path) -> None:
 
 
 def check(exercise: Exercise, folder: Path) -> int:
-    """Run the exercise's tests in `folder` and say in one last line whether they passed; pytest's exit code."""
+    """Run the exercise's tests in `folder` and say in one last line whether they passed; pytest's exit code.
+
+    The run stops at the first failure (`-x`): that one is the one to read, and a freshly
+    stubbed copy would otherwise print a traceback for every test it fails.
+    """
     unused_plugins = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:hypothesispytest"]
-    command = [sys.executable, "-m", "pytest", "-q", *unused_plugins, *exercise.tests]
+    command = [sys.executable, "-m", "pytest", "-q", "-x", *unused_plugins, *exercise.tests]
     code = subprocess.run(command, cwd=folder).returncode
     if code == 0:
         print(f"Exercise {exercise.name}: passed. Its tests pass in {folder}.")

@@ -1,4 +1,9 @@
-"""Practice cannot rot: every exercise's stubbed copy fails its check, the project passes it."""
+"""Practice cannot rot: every exercise's stubbed copy fails its check, the project passes it.
+
+The command line runs in this process (`practice.main`): only `check` has a process of its
+own to judge, the child pytest it starts. Two runs go through the script itself, so its exit
+codes are the ones a newcomer's shell sees.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +18,22 @@ from step42_plan_mode import practice
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_practice(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run_practice(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "step42_plan_mode" / "practice.py"), *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=300)
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def practice_main(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """`./bin/practice ARGS` in this process: its exit code and everything it (and its child
+    pytest) printed on standard output."""
+    capfd.readouterr()
+    code = practice.main(list(args))
+    return code, capfd.readouterr().out
 
 
 def test_list_prints_one_exercise_per_line_name_first():
     done = run_practice("list")
+    assert done.returncode == 0
     listed = done.stdout.splitlines()
     assert [line.split()[0] for line in listed] == [e.name for e in practice.EXERCISES]
     first = practice.EXERCISES[0].name
@@ -28,54 +42,56 @@ def test_list_prints_one_exercise_per_line_name_first():
     assert len(practice.EXERCISES) >= 7
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("exercise", practice.EXERCISES, ids=lambda e: e.name)
-def test_stubbed_copy_fails_and_the_project_passes(exercise, tmp_path):
-    copy = tmp_path / "copy"
-    started = run_practice("start", exercise.name, "--dir", str(copy))
-    assert started.returncode == 0, started.stderr
-    assert all(test in started.stdout for test in exercise.tests)
-    for relative, name in exercise.stubs:
-        assert f"practice: write {name}" in (copy / relative).read_text()
-    failed = run_practice("check", exercise.name, "--dir", str(copy))
-    assert failed.returncode != 0
-    assert failed.stdout.splitlines()[-1].startswith(f"Exercise {exercise.name}: failed")
-
-
-@pytest.mark.slow
-def test_the_project_passes_every_exercise(capfd):
-    """`check` passes on the project for one exercise from the command line, and its check finds
-    and passes every exercise's tests at once (a test an exercise names that is renamed or
-    failing fails it): one child pytest instead of one per exercise."""
-    first = practice.EXERCISES[0]
-    passed = run_practice("check", first.name)
-    assert passed.returncode == 0
-    assert passed.stdout.splitlines()[-1].startswith(f"Exercise {first.name}: passed")
-    tests = tuple(dict.fromkeys(test for exercise in practice.EXERCISES for test in exercise.tests))
-    every = practice.Exercise("every-exercise", "", "", (), tests, 0)
-    assert practice.check(every, ROOT) == 0, capfd.readouterr().out[-4000:]
-
-
-def test_start_refuses_a_folder_that_is_not_empty(tmp_path):
-    (tmp_path / "mine.txt").write_text("keep me")
-    done = run_practice("start", "plan-mode-guard", "--dir", str(tmp_path))
-    assert done.returncode != 0 and (tmp_path / "mine.txt").read_text() == "keep me"
-
-
 def test_an_unknown_exercise_is_one_clear_error():
     done = run_practice("check", "no-such-thing")
     assert done.returncode != 0 and "practice list" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise", practice.EXERCISES, ids=lambda e: e.name)
-def test_diff_is_the_code_start_takes_out(exercise, tmp_path):
+def test_stubbed_copy_fails_and_diff_is_the_code_start_takes_out(exercise, tmp_path, capfd):
     copy = tmp_path / "copy"
-    assert run_practice("start", exercise.name, "--dir", str(copy)).returncode == 0
-    shown = run_practice("diff", exercise.name)
-    assert shown.returncode == 0
+    code, started = practice_main(capfd, "start", exercise.name, "--dir", str(copy))
+    assert code == 0
+    assert all(test in started for test in exercise.tests)
+    for relative, name in exercise.stubs:
+        assert f"practice: write {name}" in (copy / relative).read_text()
+
+    code, shown = practice_main(capfd, "diff", exercise.name)
+    assert code == 0
     for relative in {relative for relative, _ in exercise.stubs}:
-        assert f"+++ project/{relative}" in shown.stdout
-        removed = {line[1:] for line in shown.stdout.splitlines() if line.startswith("-    ")}
+        assert f"+++ project/{relative}" in shown
+        removed = {line[1:] for line in shown.splitlines() if line.startswith("-    ")}
         stubbed_lines = set((copy / relative).read_text().splitlines()) - set((ROOT / relative).read_text().splitlines())
         assert stubbed_lines <= removed, "every line start wrote is a line the diff takes back"
-    assert shown.stdout.count('raise NotImplementedError("practice: write') == len(exercise.stubs)
+    assert shown.count('raise NotImplementedError("practice: write') == len(exercise.stubs)
+
+    code, checked = practice_main(capfd, "check", exercise.name, "--dir", str(copy))
+    assert code != 0
+    assert checked.splitlines()[-1].startswith(f"Exercise {exercise.name}: failed")
+
+
+@pytest.mark.slow
+def test_the_project_passes_every_exercise(capfd, monkeypatch):
+    """`check NAME` judges the project when no folder is given, and one check finds and passes
+    every exercise's tests there at once (a test an exercise names that is renamed or failing
+    fails it): one child pytest instead of one per exercise."""
+    asked = []
+    with monkeypatch.context() as patched:
+        patched.setattr(practice, "check", lambda exercise, folder: asked.append((exercise, folder)) or 0)
+        assert practice.main(["check", practice.EXERCISES[0].name]) == 0
+    assert asked == [(practice.EXERCISES[0], ROOT)]
+    tests = tuple(dict.fromkeys(test for exercise in practice.EXERCISES for test in exercise.tests))
+    every = practice.Exercise("every-exercise", "", "", (), tests, 0)
+    capfd.readouterr()
+    passed = practice.check(every, ROOT)
+    checked = capfd.readouterr().out
+    assert passed == 0, checked[-4000:]
+    assert checked.splitlines()[-1].startswith("Exercise every-exercise: passed")
+
+
+def test_start_refuses_a_folder_that_is_not_empty(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    with pytest.raises(SystemExit, match="not empty"):
+        practice.main(["start", "plan-mode-guard", "--dir", str(tmp_path)])
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"] and (tmp_path / "mine.txt").read_text() == "keep me"
