@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_chat_server import FakeChatServer
-from tests.hidden_layers import WITHOUT_LINUX, hide_linux_only
+from tests.hidden_layers import clear_probes, hide_linux_only
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -23,8 +23,6 @@ def pytest_configure(config: pytest.Config) -> None:
     interrupt_main) would then see nothing happen.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    if os.environ.get(WITHOUT_LINUX) == "1":
-        hide_linux_only(pytest.MonkeyPatch())  # for the whole run (tests/test_without_linux.py)
     share_bytecode(config)
 
 
@@ -68,6 +66,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked slow (several seconds each on their own) are handed out first: one left for
     last would keep the whole suite waiting on a single worker."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(params=["linux", "without-linux"])
+def on_each_system(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The test twice: on this system, and as where Linux is not (macOS): tools/linux_only.py
+    answers no, os.pidfd_open is gone, the C library has no prctl (tests/test_without_linux.py).
+    Asked for first (`pytest.mark.usefixtures`), before any fixture that probes the layers."""
+    if request.param == "without-linux":
+        hide_linux_only(monkeypatch)
+    yield request.param
+    clear_probes()
 
 
 @pytest.fixture

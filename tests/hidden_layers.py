@@ -21,9 +21,6 @@ from tools.bash.sandbox import landlock, status
 from tools.bash.sandbox.bwrap import bwrap_path
 from tools.bash.sandbox.status import detect_layers
 
-WITHOUT_LINUX = "STEPAGENT_TEST_WITHOUT_LINUX"
-
-
 def hide_layers(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
     """Make each named probe of status.py (bwrap_path, perl_path …) find nothing."""
     for name in names:

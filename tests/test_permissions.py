@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.harness import Session, call, turn
 from ui.modes import cycle
+
+pytestmark = pytest.mark.usefixtures("on_each_system")  # tests/test_without_linux.py
 
 WRITE = call("Write", file_path="a.txt", content="a")
 UNSAFE_BASH = call("Bash", command="touch b.txt")

@@ -20,6 +20,8 @@ from tools.workspace import PLANS_FOLDER, OutsideWorkspace, save_plan, write_ins
 from ui.modes import select
 from ui.plan_review import plan_review
 
+pytestmark = pytest.mark.usefixtures("on_each_system")  # tests/test_without_linux.py
+
 PLAN = "1. Create hello.txt\n2. Check it"
 DESIGN_TOOL_NAMES = {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "EnterPlanMode", "ExitPlanMode",
                      "TodoWrite", "TodoRead", "AskUserQuestion", "ListModels", "ReadSessionContext",

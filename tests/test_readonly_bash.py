@@ -108,6 +108,7 @@ def test_classifier_lets_every_read_only_command_through(command):
     assert classify(command).read_only, classify(command)
 
 
+@pytest.mark.usefixtures("on_each_system")
 @pytest.mark.parametrize("command", READ_ONLY_COMMANDS)
 def test_read_only_command_runs_in_plan_mode_with_bash_output(command, scratch):
     assert classify(command).read_only, classify(command)
@@ -314,6 +315,7 @@ def test_build_mode_asks_only_for_commands_that_are_not_read_only(scratch):
     assert len(session.questions) == 1 and "Bash" in session.questions[0]
 
 
+@pytest.mark.usefixtures("on_each_system")
 def test_without_any_os_sandbox_the_user_is_told_and_reads_still_run(scratch):
     from state import AppState
     from tools.bash.sandbox.status import Layers, plan_mode_notice

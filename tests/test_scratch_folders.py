@@ -22,6 +22,8 @@ from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 from tools.bash.sandbox import private_folders
 from tools.bash.sandbox.scratch import SCRATCH_PREFIX, Mark, this_process
 
+pytestmark = pytest.mark.usefixtures("on_each_system")  # tests/test_without_linux.py
+
 NOBODY = 65534
 
 
