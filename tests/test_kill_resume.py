@@ -3,8 +3,10 @@ call that ran is reported as not run.
 
 Each Bash call writes its token to ran.txt before it sleeps, and each Write leaves
 its file, so the test knows which calls ran whatever the journal says. The kill
-points: before any tool call, while a call runs (its token has appeared; a
-seeded random delay more), and after the last call.
+points are of four kinds, one run each (KILL_POINTS): before any tool call, while a
+call runs with calls after it in its reply, while the last call runs (its token has
+appeared; a seeded random delay more), and after the last call. The killed turn is a
+process of its own; the --continue after it runs in the test's process (run_index).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pytest
 from agent.loop import FAILED, INTERRUPTED, SKIPPED
 from session.journal import NOT_STARTED, RESULT_LOST
 from session.store import SessionStore
-from tests.harness import assert_valid_history
+from tests.harness import assert_valid_history, run_index
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 42
@@ -78,25 +80,31 @@ def kill_at(workspace: Path, env: dict, point: int, delay: float) -> None:
     process.wait()
 
 
+def kill_points(rng: random.Random) -> dict[str, tuple[int, float]]:
+    """One kill point of each kind: the call it waits for (0: none) and the delay after."""
+    return {"before any tool call": (0, rng.uniform(0.2, 1.0)),
+            "while a call runs, calls after it in its reply": (1, rng.uniform(0.0, 0.35)),
+            "while the last call runs": (len(TOKENS), rng.uniform(0.0, 0.35)),
+            "after the last call": (len(TOKENS), 1.0)}
+
+
 @pytest.mark.slow
-def test_kill_9_anywhere_in_a_turn_then_continue(tmp_path):
-    rng = random.Random(SEED)
-    points = [(0, rng.uniform(0.2, 1.0))] + [(k, rng.uniform(0.0, 0.35)) for k in (1, 3, 4)] + [(4, 1.0)]
-    for number, (point, delay) in enumerate(points):
+def test_kill_9_anywhere_in_a_turn_then_continue(tmp_path, capsys, monkeypatch):
+    for number, (kind, (point, delay)) in enumerate(kill_points(random.Random(SEED)).items()):
         workspace = tmp_path / f"run{number}"
         workspace.mkdir()
-        env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / f"home{number}")}
-        kill_at(workspace, env, point, delay)
+        home = str(tmp_path / f"home{number}")
+        kill_at(workspace, {**os.environ, "STEPAGENT_HOME": home}, point, delay)
         (workspace / "after.json").write_text('[{"text": "resumed"}]')
-        resumed = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "after.json",
-                                  "--continue", "-p", "after"], cwd=workspace, env=env,
-                                 capture_output=True, text=True, timeout=60)
-        where = f"kill at call {point} + {delay:.2f}s"
-        if resumed.returncode == 2 and "no earlier session" in resumed.stderr:
+        monkeypatch.chdir(workspace)
+        code, out, err = run_index(capsys, monkeypatch, "--script", "after.json", "--continue", "-p", "after",
+                                   STEPAGENT_HOME=home)
+        where = f"kill {kind} (call {point} + {delay:.2f}s)"
+        if code == 2 and "no earlier session" in err:
             assert not any(ran(workspace, token) for token in TOKENS), where
             continue
-        assert resumed.returncode == 0 and resumed.stdout.strip() == "resumed", (where, resumed.stderr)
-        store = SessionStore(Path(env["STEPAGENT_HOME"]) / "sessions.db")
+        assert code == 0 and out.strip() == "resumed", (where, err)
+        store = SessionStore(Path(home) / "sessions.db")
         (info,) = store.sessions(workspace.resolve())
         messages = [e.payload for e in store.entries(info.id) if e.kind == "message"]
         assert_valid_history(messages)
