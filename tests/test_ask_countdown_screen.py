@@ -2,8 +2,9 @@
 and counts down, then the model hears that nobody answered; a key stops it for good;
 a resumed session shows the same deadline.
 
-These tests wait for a real countdown, so each takes a few seconds: --ask-timeout 4
-is a silent grace of 0.8 s and a visible countdown of 3.2 s (the flag's own arithmetic).
+These tests wait for a real countdown, so they keep it short: --ask-timeout 3 is a
+silent grace of 0.6 s and a visible countdown of 2.4 s (the flag's own arithmetic), time
+enough to see the seconds go down and to press a key before the deadline.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ QUESTION = {"question": "Which colour?", "header": "Colour",
                         {"label": "Red", "description": "loud"}]}
 ASK = {"text": "", "tool_calls": [{"name": "AskUserQuestion", "arguments": {"questions": [QUESTION]}}]}
 SCRIPT = {"turns": [ASK, {"text": "carrying on"}]}
+TIMEOUT = 3.0
+VISIBLE = TIMEOUT * 4 / 5  # from the line's first showing to the deadline
 COUNTING = re.compile(r"No answer by (\d\d:\d\d:\d\d): continuing without answers in (\d+) s")
 NONE_ANSWERED = "The user answered none of the questions"
 
@@ -44,9 +47,9 @@ def script(tmp_path: Path, name: str, body: dict) -> Path:
 
 
 def asked_with_a_countdown(workspace: Path, tmp_path: Path) -> Screen:
-    """The REPL in tmux with a 4 s auto-continue, after the model has asked its question."""
+    """The REPL in tmux with a short auto-continue, after the model has asked its question."""
     screen = Screen(tmp_path, workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
-                    "--ask-timeout", "4")
+                    "--ask-timeout", str(TIMEOUT))
     try:
         screen.wait_for("›")
         screen.keys("ask me", "Enter")
@@ -80,7 +83,7 @@ def test_any_key_stops_the_countdown_for_good(workspace, tmp_path):
         visible = time.monotonic()
         screen.keys("2")
         screen.wait_for("Countdown stopped")
-        time.sleep(max(0.0, visible + 4.5 - time.monotonic()))  # past the deadline, to see it hold
+        time.sleep(max(0.0, visible + VISIBLE + 1 - time.monotonic()))  # past the deadline, to see it hold
         assert "continuing without answers." not in screen.text()
         assert "carrying on" not in screen.text()
         screen.keys("Enter")
@@ -92,8 +95,10 @@ def test_any_key_stops_the_countdown_for_good(workspace, tmp_path):
 
 
 def test_a_resumed_session_shows_the_same_deadline(workspace, tmp_path):
+    """The second run's own timeout is far off: only the first run's deadline can end its wait
+    (at once if it passed while the second was starting)."""
     first = Terminal.start(workspace, "--script", str(script(tmp_path, "s.json", SCRIPT)),
-                           "--ask-timeout", "6")
+                           "--ask-timeout", "2")
     try:
         first.expect("›")
         first.sendline("ask me")
