@@ -30,14 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from session.busy import BUSY_TIMEOUT_SECONDS
 from session.plan_revisions import Revision
 from session.ranking import bm25_order
 from session.rewind.events import CheckpointTaken
 from session.schema import MIGRATIONS, searchable_text, storable
 from session.session_list import FIRST_PROMPT, LAST_MODE, SessionInfo, mode_name
 from tools.todos import Todo
-
-BUSY_TIMEOUT_SECONDS = 5.0
 
 
 def _first_varint(size: bytes) -> int:

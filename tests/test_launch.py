@@ -28,8 +28,10 @@ from tests.terminal import Screen, Terminal
 from ui.prompt import after_first_draw
 
 ROOT = Path(__file__).resolve().parent.parent
-# What the command line reads: its parser, the slash commands' help, the modes, the model's defaults.
-COMMAND_LINE = {"ui", "ui.command_line", "ui.modes", "ui.slash_help", "models", "models.defaults"}
+# What the command line reads: its parser, the slash commands' help, the modes, the model's defaults,
+# the session store's wait.
+COMMAND_LINE = {"ui", "ui.command_line", "ui.modes", "ui.slash_help", "models", "models.defaults", "session",
+                "session.busy"}
 PROJECT_PACKAGES = {"agent", "hooks", "models", "session", "settings", "tools", "ui", "state",
                     "step42_plan_mode", "index"}
 HEAVY = {"rich", "prompt_toolkit", "openai", "httpx", "sqlite3", "dataclasses", "typing", "pathlib",

@@ -208,7 +208,7 @@ def test_a_broken_database_leaves_the_agent_running_in_memory(workspace, tmp_pat
     (workspace / "s.json").write_text('[{"text": "still answering"}]')
     done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", "-p", "hi"],
                           cwd=workspace, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "STEPAGENT_HOME": str(home)})
+                          env={**os.environ, "STEPAGENT_HOME": str(home), "STEPAGENT_BUSY_TIMEOUT": "0.2"})
     if blocker:
         blocker.execute("ROLLBACK")
     assert done.returncode == 0, done.stderr
@@ -216,6 +216,24 @@ def test_a_broken_database_leaves_the_agent_running_in_memory(workspace, tmp_pat
     assert "session store" in done.stderr and "in memory" in done.stderr
     assert "Traceback" not in done.stderr
     assert contents() == before
+
+
+@pytest.mark.parametrize("given, waits, error", [
+    (None, 5000, ""), ("0.25", 250, ""), ("soon", 5000, "STEPAGENT_BUSY_TIMEOUT must be a number of seconds")])
+def test_a_write_waits_five_seconds_for_another_stepagent_unless_told_otherwise(tmp_path, monkeypatch,
+                                                                                  given, waits, error):
+    from types import SimpleNamespace
+
+    from ui.startup import open_store
+
+    if given is None:
+        monkeypatch.delenv("STEPAGENT_BUSY_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("STEPAGENT_BUSY_TIMEOUT", given)
+    errors: list[str] = []
+    store = open_store(tmp_path, SimpleNamespace(error=errors.append))
+    assert store._db.execute("PRAGMA busy_timeout").fetchone()[0] == waits  # SQLite's own figure, in ms
+    assert [error in line for line in errors] == ([True] if error else [])
 
 
 @pytest.mark.slow

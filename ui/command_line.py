@@ -13,6 +13,7 @@ import os
 import sys
 
 from models.defaults import DEFAULT_DEADLINE_SECONDS, DEFAULT_MODEL
+from session.busy import BUSY_TIMEOUT_SECONDS
 from ui.modes import MODE_CYCLE
 from ui.slash_help import HELP
 
@@ -29,6 +30,8 @@ ENVIRONMENT = f"""environment:
   OPENAI_BASE_URL  an OpenAI-compatible endpoint (default: https://api.openai.com/v1)
   OPENAI_MODEL     the model name (default: {DEFAULT_MODEL}; --model wins)
   STEPAGENT_HOME   where sessions, history, memory and checkpoints live (default: ~/.stepagent)
+  STEPAGENT_BUSY_TIMEOUT  seconds a write to the session store waits while another stepagent
+                   writes to it, before going on in memory (default: {BUSY_TIMEOUT_SECONDS:g})
   EDITOR           what /memory NAME opens"""
 
 EXIT_CODES = """exit codes:

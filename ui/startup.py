@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from agent.loop import Agent
+from session.busy import BUSY_TIMEOUT_SECONDS, busy_timeout
 from session.journal import NOT_STARTED, RESULT_LOST, Journal
 from session.live import NoSuchSession, Session, SessionBusy, find_session, latest_session
 from session.lock import SessionLock
@@ -38,7 +39,12 @@ def show_agent_on(view: ConsoleView, agent: Agent) -> None:
 def open_store(home: Path, view: ConsoleView) -> SessionStore | None:
     """The session store under `home`, or None (in memory) with the reason shown."""
     try:
-        return SessionStore(home / "sessions.db")
+        waits = busy_timeout()
+    except ValueError as bad:
+        view.error(f"{bad}; waiting {BUSY_TIMEOUT_SECONDS:g} s.")
+        waits = BUSY_TIMEOUT_SECONDS
+    try:
+        return SessionStore(home / "sessions.db", busy_timeout=waits)
     except StoreUnavailable as failure:
         view.error(f"{failure}. Going on in memory; this session will not be saved.")
         return None
