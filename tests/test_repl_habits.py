@@ -6,6 +6,7 @@ import io
 import json
 import re
 import threading
+from collections.abc import Iterator
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent
@@ -19,7 +20,7 @@ from models.catalog import ModelInfo
 from session.journal import read_session
 from session.store import SessionStore
 from state import AppState
-from tests.fake_chat_server import FakeChatServer
+from tests.fake_chat_server import FakeChatServer, render
 from tests.harness import call, journaled, turn
 from tests.terminal import Terminal
 from tests.test_lesson import run_index
@@ -182,16 +183,27 @@ def test_the_repl_habits_in_a_terminal(workspace):
         server.stop()
 
 
+def held_before(word: str, events: list[str], held: threading.Event) -> Iterator[str]:
+    """The stream's events, the one carrying `word` held back until `held` is set."""
+    for event in events:
+        if word in event:
+            held.wait(30)
+        yield event
+
+
 def test_mode_and_context_use_stay_on_screen_during_a_turn(workspace):
     server = FakeChatServer()
     url = server.start()
-    server.reply_text("Streaming ", "slowly ", "FINALWORD", pace=0.7)
+    seen = threading.Event()
+    server.reply_stream(held_before("FINALWORD", render(server.family, {
+        "text": ["Streaming ", "slowly ", "FINALWORD"]}, wants_usage=True), seen))
     terminal = Terminal.start(workspace, "go", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
     try:
         terminal.expect_text("Streaming")
         terminal.child.expect(["context \\d+%", "FINALWORD"])
         assert "context" in terminal.child.after, "the status line shows while the answer streams"
         assert "mode: build" in terminal.child.before[-300:] + terminal.child.after
+        seen.set()
         terminal.expect_text("FINALWORD")
         terminal.expect("›")
     finally:
