@@ -137,7 +137,7 @@ def wait_for(socket: str, text: str, timeout: float = 60) -> str:
         screen = tmux(socket, "capture-pane", "-p", "-J", "-S", "-", "-t", "main")
         if text in screen:
             return screen
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 

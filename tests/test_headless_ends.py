@@ -19,8 +19,9 @@ import pytest
 from tests.harness import run_index
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW_TOOL = [{"tool_calls": [{"name": "Bash", "arguments": {"command": "sleep 1"}}]},
-             {"text": "done"}]
+# the call lasts until the test has closed the output's reading end (and made `gone`)
+SLOW_TOOL = [{"tool_calls": [{"name": "Bash", "arguments": {
+    "command": "until [ -e gone ]; do sleep 0.02; done"}}]}, {"text": "done"}]
 
 
 def command(*args: str) -> list[str]:
@@ -34,6 +35,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(workspace):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = json.loads(run.stdout.readline())
     run.stdout.close()  # what `head -1` does once it has its line
+    (workspace / "gone").touch()
     stderr = run.communicate(timeout=60)[1]
     assert first["type"] == "message"
     assert run.returncode == 141

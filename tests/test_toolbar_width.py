@@ -29,7 +29,7 @@ def toolbar_line(socket: str, wanted: str, timeout: float = 30) -> str:
                  if " PLAN " in line]
         if lines and wanted in lines[-1]:
             return lines[-1].rstrip()
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"no toolbar with {wanted!r}; the last was {lines[-1:]}")
 
 
