@@ -42,13 +42,16 @@ def tokens():
         subprocess.run(["pkill", "-KILL", "-f", token], capture_output=True)
 
 
+PERIOD = 0.1  # how often the test's loops write
+
+
 def loop_writing(out: Path, token: str) -> str:
-    """A loop that appends to `out` five times a second, in a session of its own.
+    """A loop that appends to `out` every PERIOD, in a session of its own.
 
     The command waits for the first line: until then the loop may not have left the
     call's group yet, and would die with it.
     """
-    return (f"setsid sh -c 'while :; do date >> {out}; sleep 0.2; : {token}; done' >/dev/null 2>&1 & "
+    return (f"setsid sh -c 'while :; do date >> {out}; sleep {PERIOD}; : {token}; done' >/dev/null 2>&1 & "
             f"until [ -s {out} ]; do sleep 0.05; done")
 
 
@@ -74,14 +77,14 @@ def size(path: Path) -> int:
 
 
 def grows(path: Path, seconds: float = 5) -> bool:
-    """True when `path` grows within `seconds` (the loop writes every 0.2 s)."""
+    """True when `path` grows within `seconds` (the loop writes every PERIOD)."""
     before = size(path)
     return wait_until(lambda: size(path) > before, seconds=seconds)
 
 
 def stays(path: Path) -> bool:
     """True when `path` does not grow for three of the loop's periods."""
-    return not grows(path, seconds=0.6)
+    return not grows(path, seconds=3 * PERIOD)
 
 
 def screen_of(session: Session) -> io.StringIO:
@@ -144,7 +147,7 @@ def test_a_process_that_starts_a_fresh_copy_of_itself_when_signalled_is_stopped(
     out, token = tmp_path / "out", tokens()
     script = tmp_path / f"respawn-{token}.sh"  # the token in its command line, for pgrep and cleanup
     script.write_text(f"trap 'setsid sh {script} & exit' TERM\n"
-                      f"while :; do date >> {out}; sleep 0.2; : {token}; done\n")
+                      f"while :; do date >> {out}; sleep {PERIOD}; : {token}; done\n")
     respawning = f"setsid sh {script} >/dev/null 2>&1 & until [ -s {out} ]; do sleep 0.05; done"
     session = Session(tmp_path, [turn("", call("Bash", command=respawning)), turn("started")], mode="yolo")
     session.run()
