@@ -36,8 +36,10 @@ def test_parallel_tool_calls_split_across_chunks_are_joined(server):
 def test_a_500_is_retried_then_succeeds(server):
     server.fail(500)
     server.reply_text("recovered")
-    reply = model_for(server).complete(MESSAGES, [], lambda piece: None)
+    slept: list[float] = []
+    reply = model_for(server, sleep=slept.append).complete(MESSAGES, [], lambda piece: None)
     assert reply.text == "recovered" and len(server.requests) == 2
+    assert slept == [1.0], "the first retry waits the default second (told, not waited out here)"
 
 
 def test_a_401_is_one_clear_line_about_the_key(server):
