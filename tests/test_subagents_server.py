@@ -5,6 +5,7 @@ count in /usage."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 from agent.assemble import assemble
@@ -29,11 +30,18 @@ def session(server: FakeChatServer, workspace, mode: str):
                     product_layers())
 
 
+def wait_until(condition, seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def sub_agent_spans(server: FakeChatServer) -> list[tuple[float, float, dict]]:
     """The sub-agents' requests, once the server has finished answering every request."""
-    deadline = time.monotonic() + 20
-    while len(server.spans) < len(server.requests) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: len(server.spans) >= len(server.requests))
     return [span for span in server.spans
             if next(m["content"] for m in span[2]["messages"] if m["role"] == "user")
             .startswith("You are a sub-agent")]
@@ -42,9 +50,12 @@ def sub_agent_spans(server: FakeChatServer) -> list[tuple[float, float, dict]]:
 def test_three_agent_calls_in_one_reply_overlap_at_the_server(server, workspace):
     server.reply_tool_calls(*[("Agent", {"description": f"look {n}", "prompt": f"area {n}",
                                          "subagent_type": "explore"}) for n in range(3)])
+    all_open = threading.Event()  # no sub-agent is answered before all three have asked
     for _ in range(3):
-        server.reply_text("found ", "it ", "here", pace=0.2)
+        server.reply(text=["found ", "it ", "here"], after=all_open)
     server.reply_text("all three reported")
+    threading.Thread(target=lambda: wait_until(lambda: len(server.requests) == 4) and all_open.set(),
+                     daemon=True).start()
     agent = session(server, workspace, "plan")
     assert agent.run_turn("research").text == "all three reported"
     spans = sub_agent_spans(server)
