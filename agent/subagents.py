@@ -25,6 +25,7 @@ result). What it takes from its parent, and why:
 - Permission questions: asked through the parent's `approve`, on the main
   thread (agent/batch.py's Mailbox), labelled with the sub-agent's description.
   A "yes, don't ask again" is the session's rule, for parent and sub-agents alike.
+  A question the user leaves (/exit, /mode, Shift+Tab) ends the parent's turn too.
 - Events: its hook decisions reach the parent's stream as SubAgentDecision, so
   the screen and /trace show them with the sub-agent as their cause, and its
   memory changes as they are, so the user sees every one; the tokens its
@@ -51,6 +52,7 @@ from models.catalog import resolve_model
 from state import AppState, PermissionMode
 from tools.memory import MemoryChanged
 from tools.agent_tool import SUBAGENT_EXCLUDED, SubAgentReport, SubAgentTask, make_agent_tool
+from tools.base import QuestionLeft
 from tools.plan_mode import PlanReview
 
 BuildAgent = Callable[[AppState, Model, Approve], Agent]
@@ -130,8 +132,8 @@ class SubAgents:
         self.parent.events.subscribe(follow)
         self._follow_now(state, task)
         state.events.subscribe(lambda event: self._relay(task, event))
-        agent = self.build(state, model, lambda request: self.mailbox.call(
-            lambda: self.approve(replace(request, reason=f"[sub-agent {task.label}] {request.reason}"))))
+        left: list[QuestionLeft] = []
+        agent = self.build(state, model, self._asking(task, left))
         self._emit(SubAgentStarted(task.label, state.plan_mode, model.name))
         began = time.monotonic()
         try:
@@ -140,7 +142,21 @@ class SubAgents:
             self.parent.events.unsubscribe(follow)
         self._emit(SubAgentFinished(task.label, outcome.ending, agent.requests,
                                     agent.executor.calls, time.monotonic() - began))
+        if left:
+            said = left[0].TOLD.format(left[0], "answering its question", self.parent.mode_label)
+            return SubAgentReport("left", problem=f"the user {said}", tool_calls=agent.executor.calls)
         return SubAgentReport(outcome.ending, outcome.text, outcome.error, agent.executor.calls)
+
+    def _asking(self, task: SubAgentTask, left: list[QuestionLeft]) -> Approve:
+        """The parent's `approve`, on the main thread; a question the user left is kept in `left`."""
+        def approve(request: PermissionRequest) -> PermissionAnswer | bool:
+            try:
+                return self.mailbox.call(lambda: self.approve(
+                    replace(request, reason=f"[sub-agent {task.label}] {request.reason}")))
+            except QuestionLeft as stop:
+                left.append(stop)
+                raise
+        return approve
 
     def _model_for(self, name: str | None) -> Model:
         """The parent's model, or the named one once the endpoint's catalog knows it."""

@@ -2,10 +2,11 @@
 
 The plan review's table (step42_plan_mode/README.md) holds at the other two kinds of
 question: /mode NAME and Shift+Tab switch the mode and leave the question unanswered,
-/exit leaves it and then stepagent; each ends the turn, and the model reads why when the
-user speaks next. The call asked about never runs (not even once plan mode is on), and
-planning never goes on outside plan mode. Ctrl-C cancels the turn; Ctrl-D says no (skips,
-for the model's questions); a closing terminal answers nothing.
+/exit leaves it and then stepagent; each ends the turn (a sub-agent's question, its
+parent's turn too), and the model reads why when the user speaks next. The call asked
+about never runs (not even once plan mode is on), and planning never goes on outside plan
+mode. Ctrl-C cancels the turn; Ctrl-D says no (skips, for the model's questions); a
+closing terminal answers nothing.
 """
 
 from __future__ import annotations
@@ -93,9 +94,17 @@ def test_leaving_plan_mode_at_a_question_of_the_model_ends_the_turn(workspace):
     assert "Plan mode is active" not in request["messages"][0]["content"]
 
 
-@pytest.mark.parametrize("asked", [WRITE, QUESTION], ids=["permission", "question"])
-def test_exit_at_a_question_leaves_it_unanswered_then_stepagent(workspace, asked):
+@pytest.mark.parametrize("delegated, asked, told", [
+    (False, WRITE, "Not run: the user left with /exit without saying whether this call may run."),
+    (False, QUESTION, "The user left with /exit without answering your questions."),
+    (True, WRITE, "The sub-agent (general: w) stopped: the user left with /exit without answering "
+                  "its question.")], ids=["permission", "question", "sub-agent's permission"])
+def test_exit_at_a_question_leaves_it_unanswered_then_stepagent(workspace, delegated, asked, told):
+    """A sub-agent's question left ends its parent's turn too: the parent asks the model nothing more."""
     server = FakeChatServer()
+    if delegated:
+        server.reply_tool_calls(("Agent", {"description": "w", "prompt": "write it",
+                                           "subagent_type": "general"}))
     terminal = at_the_question(workspace, server, asked, "go")
     try:
         terminal.sendline("/exit")
@@ -103,10 +112,9 @@ def test_exit_at_a_question_leaves_it_unanswered_then_stepagent(workspace, asked
     finally:
         terminal.close()
         server.stop()
-    assert len(server.requests) == 1 and not (workspace / "made.txt").exists()
-    unanswered = "saying whether this call may run" if asked is WRITE else "answering your questions"
+    assert len(server.requests) == 1 + delegated and not (workspace / "made.txt").exists()
     [result] = [m["content"] for m in journaled("message") if m["role"] == "tool"]
-    assert f"left with /exit without {unanswered}" in result
+    assert result.startswith(told)
 
 
 @pytest.mark.parametrize("asked, told", [

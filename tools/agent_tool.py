@@ -55,7 +55,7 @@ class SubAgentTask:
 
 @dataclass(frozen=True)
 class SubAgentReport:
-    """How a sub-agent's run ended: its answer, or why there is none."""
+    """How a sub-agent's run ended ("left": the user left its question): its answer, or why there is none."""
 
     ending: str
     answer: str = ""
@@ -69,6 +69,9 @@ def make_agent_tool(run: Callable[[SubAgentTask], SubAgentReport]) -> Tool:
         task = SubAgentTask(args["description"].strip(), args["prompt"],
                             args.get("subagent_type", "explore"), args.get("model"))
         report = run(task)
+        if report.ending == "left":  # the user left its question: the parent's turn ends too
+            return ToolResult(f"The sub-agent ({task.label}) stopped: {report.problem}", is_error=True,
+                              end_turn=True)
         if report.ending != "answered":
             return error(f"The sub-agent ({task.label}) gave no answer: "
                          f"{report.problem or report.ending}.")

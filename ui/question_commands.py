@@ -137,11 +137,12 @@ def answering_commands(ask: Callable[..., str], commands: QuestionCommands,
     /exit, a mode command or Shift+Tab leaves the question unanswered (QuestionLeft).
     """
     def ask_again(*args, **kwargs) -> str:
-        while True:
+        while not commands.leaving:  # after /exit, a sub-agent's next question is not asked
             answer = ask(*args, key_bindings=mode_keys(), **kwargs)
             left = command_at_question(answer, commands, state)
             if left is None:
                 return answer
             if left:
                 raise QuestionLeft(left)
+        raise QuestionLeft("/exit")
     return ask_again
