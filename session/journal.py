@@ -9,7 +9,7 @@ rewind's checkpoints go to a table of their own. A tool result is a message
 stored the moment its call ends, and a call is marked started before its
 handler runs, so a session killed mid-turn loses no result that was ready, and
 a resume can tell a call that never ran from one whose result was lost
-(`closing_result`). If a write fails (the store locked, corrupt or full, an
+(`closing_result`; a plan review or a question cut off did nothing, so it never ran). If a write fails (the store locked, corrupt or full, an
 entry it cannot take, Ctrl-C during the write) the user is told once and the
 session goes on in memory, so what is stored stays a history a resume can
 complete; the audit trail shown by /trace is kept in memory as well.
@@ -36,12 +36,16 @@ from session.rewind.events import CheckpointTaken, Rewound
 from session.store import SessionStore, StoreUnavailable
 from state import AppState, PermissionMode
 from tools.ask_user import AskCountdown
+from tools.plan_mode import EXIT_PLAN_MODE
 from tools.memory import MemoryChanged
 from tools.todos import Todo, TodosChanged
 
 NOT_STARTED = f"{NOT_RUN} the session ended before this call started."
 RESULT_LOST = ("Result lost: this call started, but the session ended before it finished, so it "
                "may have done some or all of its work. Check its effects before running it again.")
+UNANSWERED_AT_END = (f"{NOT_RUN} the session ended while this call waited for the user's answer, so "
+                     "nothing was answered: no plan was approved and no question answered.")
+ASKS_ONLY = {EXIT_PLAN_MODE, "AskUserQuestion"}  # tools that do nothing but wait for the user
 
 
 AUDITED = {"mode", "plan_model", "hook", "subagent", "review"}
@@ -214,13 +218,18 @@ class Restored:
     todos: tuple[Todo, ...]
     audit: list[dict[str, Any]]
     countdowns: dict[str, AskCountdown] = field(default_factory=dict)
-    started: set[str] = field(default_factory=set)
+    started: dict[str, str] = field(default_factory=dict)  # call id → tool
     revisions: list[Revision] = field(default_factory=list)
     plan_model: str = ""
 
     def closing_result(self, call_id: str) -> str:
-        """The result a resume gives a call that has none: result lost if it started, else not run."""
-        return RESULT_LOST if call_id in self.started else NOT_STARTED
+        """The result a resume gives a call that has none: result lost if it started, else not run.
+
+        A call that only waited for the user (a plan review, a question) did nothing: not run.
+        """
+        if call_id not in self.started:
+            return NOT_STARTED
+        return UNANSWERED_AT_END if self.started[call_id] in ASKS_ONLY else RESULT_LOST
 
 
 def _message(payload: Any) -> dict[str, Any]:
@@ -242,13 +251,13 @@ def read_session(store: SessionStore, session_id: str, upto: int | None = None) 
     plan_mode, permission_mode, plan_model = False, "build", ""
     audit: list[dict[str, Any]] = []
     countdowns: dict[str, AskCountdown] = {}
-    started: set[str] = set()
+    started: dict[str, str] = {}
     try:
         for entry in store.entries(session_id):
             if upto is not None and entry.seq > upto:
                 break
             if entry.kind == "started":
-                started.add(entry.payload["tool_call_id"])
+                started[entry.payload["tool_call_id"]] = entry.payload.get("tool", "")
             elif entry.kind == "message":
                 messages.append(_message(entry.payload))
             elif entry.kind in ("compaction", "rewind"):

@@ -15,6 +15,7 @@ import stat
 
 import pexpect
 
+from session.journal import UNANSWERED_AT_END
 from tests.fake_chat_server import FakeChatServer
 from tests.hostile_text import visible
 from tests.terminal import Terminal
@@ -184,20 +185,26 @@ def test_a_review_cut_off_by_the_terminal_closing_says_so_on_resume(workspace):
 
 
 def test_the_terminal_closing_at_the_review_approves_nothing(workspace):
+    from tests.test_question_left_pty import resumed_after_the_terminal_closed
+
     server = FakeChatServer()
     server.reply_tool_calls(("ExitPlanMode", {"plan": PLAN}))
     terminal = at_the_review(workspace, server)
     try:
         terminal.child.close(force=False)  # the pty goes away: SIGHUP, then end of input
+        terminal.close()
+        assert plan_file(workspace) is None
+        db = sqlite3.connect(os.path.join(os.environ["STEPAGENT_HOME"], "sessions.db"))
+        outcomes = [row[0] for row in db.execute("SELECT outcome FROM plan_revisions")]
+        modes = [row[0] for row in db.execute(
+            "SELECT json_extract(payload, '$.plan_mode') FROM entries WHERE kind = 'mode'")]
+        assert "approve" not in outcomes and modes[-1] == 1
+        told = resumed_after_the_terminal_closed(workspace, server)["messages"]
+        assert [m for m in told if m["role"] == "tool"][-1]["content"] == UNANSWERED_AT_END
+        assert "Plan mode is active" in told[0]["content"]
     finally:
         terminal.close()
         server.stop()
-    assert plan_file(workspace) is None
-    db = sqlite3.connect(os.path.join(os.environ["STEPAGENT_HOME"], "sessions.db"))
-    outcomes = [row[0] for row in db.execute("SELECT outcome FROM plan_revisions")]
-    modes = [row[0] for row in db.execute(
-        "SELECT json_extract(payload, '$.plan_mode') FROM entries WHERE kind = 'mode'")]
-    assert "approve" not in outcomes and modes[-1] == 1
 
 
 def test_resuming_a_planning_session_with_another_mode_says_plan_mode_was_left(workspace, tmp_path):

@@ -6,7 +6,7 @@ question: /mode NAME and Shift+Tab switch the mode and leave the question unansw
 parent's turn too), and the model reads why when the user speaks next. The call asked
 about never runs (not even once plan mode is on), and planning never goes on outside plan
 mode. Ctrl-C cancels the turn; Ctrl-D says no (skips, for the model's questions); a
-closing terminal answers nothing.
+closing terminal answers nothing, and the resumed session tells the model so.
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 
 import pexpect
 import pytest
 
+from session.journal import UNANSWERED_AT_END
 from tests.fake_chat_server import FakeChatServer
-from tests.terminal import Terminal
+from tests.terminal import ROOT, Terminal
 
 WRITE = ("Write", {"file_path": "made.txt", "content": "x"})
 QUESTION = ("AskUserQuestion", {"questions": [{
@@ -147,14 +150,28 @@ def test_ctrl_c_at_a_question_of_the_model_cancels_the_turn(workspace):
     assert tool_result(request) == "Not run: the user interrupted the turn (Ctrl-C)."
 
 
-@pytest.mark.parametrize("asked", [WRITE, QUESTION], ids=["permission", "question"])
-def test_the_terminal_closing_at_a_question_answers_nothing(workspace, asked):
+def resumed_after_the_terminal_closed(workspace, server: FakeChatServer) -> dict:
+    """The session continued with -p once its terminal closed: the request it sends."""
+    server.reply_text("resumed")
+    env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url}
+    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", "-p", "go on"],
+                          cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return server.requests[-1]
+
+
+@pytest.mark.parametrize("asked, told", [
+    (WRITE, "Not run: the session ended before this call started."),
+    (QUESTION, UNANSWERED_AT_END)], ids=["permission", "question"])
+def test_the_terminal_closing_at_a_question_answers_nothing(workspace, asked, told):
     server = FakeChatServer()
     terminal = at_the_question(workspace, server, asked, "go")
     try:
         terminal.child.close(force=False)  # the pty goes away: SIGHUP, then end of input
+        terminal.close()
+        assert len(server.requests) == 1 and not (workspace / "made.txt").exists()
+        assert [d for d in journaled("hook") if d["tool"] == "Write" and d["decision"] == "allow"] == []
+        assert tool_result(resumed_after_the_terminal_closed(workspace, server)) == told
     finally:
         terminal.close()
         server.stop()
-    assert len(server.requests) == 1 and not (workspace / "made.txt").exists()
-    assert [d for d in journaled("hook") if d["tool"] == "Write" and d["decision"] == "allow"] == []

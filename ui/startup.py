@@ -19,7 +19,7 @@ from typing import Callable
 
 from agent.loop import Agent
 from session.busy import BUSY_TIMEOUT_SECONDS, busy_timeout
-from session.journal import NOT_STARTED, RESULT_LOST, Journal
+from session.journal import NOT_STARTED, RESULT_LOST, UNANSWERED_AT_END, Journal
 from session.live import NoSuchSession, Session, SessionBusy, find_session, latest_session
 from session.lock import SessionLock
 from session.plan_revisions import pending_plan
@@ -110,7 +110,7 @@ def resume_if_asked(wanted: str, session: Session, view: ConsoleView,
 
 
 EXCHANGE_LINES = 20
-CLOSED = (RESULT_LOST, NOT_STARTED)
+CLOSED = (RESULT_LOST, NOT_STARTED, UNANSWERED_AT_END)
 
 
 def show_last_exchange(session: Session, view: ConsoleView) -> None:
