@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import zygote_client
 from tests.fake_chat_server import FakeChatServer
 from tests.hidden_layers import clear_probes, hide_linux_only
 
@@ -77,6 +78,14 @@ def on_each_system(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
         hide_linux_only(monkeypatch)
     yield request.param
     clear_probes()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def zygote() -> Iterator[None]:
+    """The worker's fork server for runs of index.py (tests/zygote.py), started on first use;
+    stopped with the session."""
+    yield
+    zygote_client.stop()
 
 
 @pytest.fixture

@@ -11,8 +11,53 @@ import time
 from pathlib import Path
 
 import pexpect
+import ptyprocess
+
+from tests.zygote_client import Forked, forks, zygote
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+class ForkedPty(ptyprocess.PtyProcess):
+    """A pty child the zygote forked: the zygote, its parent, tells when it ends."""
+
+    def __init__(self, forked: Forked, fd: int) -> None:
+        super().__init__(forked.pid, fd)
+        self.forked = forked
+
+    def isalive(self) -> bool:
+        if self.terminated:
+            return False
+        status = self.forked.wait() if self.flag_eof else self.forked.poll()
+        if status is None:
+            return True
+        self.status, self.terminated = status, True
+        self.exitstatus = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        self.signalstatus = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        return False
+
+    def wait(self) -> int | None:
+        if self.isalive():
+            self.flag_eof = True
+            self.isalive()
+        return self.exitstatus
+
+    def kill(self, sig: int) -> None:
+        self.forked.send_signal(sig)
+
+    def close(self, force: bool = True) -> None:
+        super().close(force)
+        self.forked.close()
+
+
+class ForkedSpawn(pexpect.spawn):
+    """pexpect.spawn whose `python index.py ARGS` child is forked by the worker's zygote."""
+
+    def _spawnpty(self, args: list[bytes], **options) -> ForkedPty:
+        script, *argv = (arg.decode(self.encoding) for arg in args[1:])
+        rows, columns = options.get("dimensions") or (24, 80)
+        forked, fd = zygote().fork(script, argv, options["env"], options["cwd"], terminal=(rows, columns))
+        return ForkedPty(forked, fd)
 
 
 class Terminal:
@@ -30,9 +75,10 @@ class Terminal:
         """Run `index.py ARGS` (or `program ARGS`) in `workspace` on a terminal 40 lines high."""
         command, argv = ((program, list(args)) if program
                          else (sys.executable, [str(ROOT / "index.py"), *args]))
-        child = pexpect.spawn(command, argv, cwd=str(workspace),
-                              env={**os.environ, "TERM": "xterm", **(env or {})}, encoding="utf-8",
-                              timeout=30, dimensions=(40, columns))
+        env = {**os.environ, "TERM": "xterm", **(env or {})}
+        spawn = ForkedSpawn if not program and forks(env) else pexpect.spawn
+        child = spawn(command, argv, cwd=str(workspace), env=env, encoding="utf-8", timeout=30,
+                      dimensions=(40, columns))
         child.delaybeforesend = None  # pexpect's default waits 50 ms before every key sent
         return cls(child)
 
