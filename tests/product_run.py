@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 INDEX = str(ROOT / "index.py")
 
 
-def run_product(*args: str, cwd: Path | str, env: dict[str, str] | None = None,
+def run_product(*args: str | bytes, cwd: Path | str, env: dict[str, str] | None = None,
                 input: str | bytes | None = None, timeout: float = 60, text: bool = True,
                 check: bool = False) -> subprocess.CompletedProcess:
     """Run index.py ARGS in `cwd` with `env` (default: this process's environment) and wait for it."""
     return run_script(INDEX, *args, cwd=cwd, env=env, input=input, timeout=timeout, text=text, check=check)
 
 
-def run_script(script: str, *args: str, cwd: Path | str, env: dict[str, str] | None = None,
+def run_script(script: str, *args: str | bytes, cwd: Path | str, env: dict[str, str] | None = None,
                input: str | bytes | None = None, timeout: float = 60, text: bool = True,
                check: bool = False) -> subprocess.CompletedProcess:
     """`python SCRIPT ARGS`, forked by the zygote unless it is off or `env` needs a real start."""
@@ -46,7 +46,8 @@ def run_script(script: str, *args: str, cwd: Path | str, env: dict[str, str] | N
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
     try:
-        forked, _ = zygote().fork(script, list(args), env, str(cwd), stdio=[stdin_read, out_write, err_write])
+        forked, _ = zygote().fork(script, [os.fsdecode(arg) for arg in args], env, str(cwd),
+                                  stdio=[stdin_read, out_write, err_write])
     finally:
         for fd in (stdin_read, out_write, err_write):
             os.close(fd)

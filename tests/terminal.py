@@ -54,7 +54,7 @@ class ForkedSpawn(pexpect.spawn):
     """pexpect.spawn whose `python index.py ARGS` child is forked by the worker's zygote."""
 
     def _spawnpty(self, args: list[bytes], **options) -> ForkedPty:
-        script, *argv = (arg.decode(self.encoding) for arg in args[1:])
+        script, *argv = (os.fsdecode(arg) for arg in args[1:])
         rows, columns = options.get("dimensions") or (24, 80)
         forked, fd = zygote().fork(script, argv, options["env"], options["cwd"], terminal=(rows, columns))
         return ForkedPty(forked, fd)

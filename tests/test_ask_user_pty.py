@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from session.store import SessionStore
 from tests.terminal import Terminal
+from tests.product_run import run_product
 
-ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = [{"question": "Which colour?", "header": "Colour",
               "options": [{"label": "Blue (Recommended)", "description": "calm"},
                           {"label": "Red", "description": "loud"}]},
@@ -54,9 +52,7 @@ def test_yolo_still_asks_and_a_number_picks_an_empty_line_skips(workspace, tmp_p
 def test_headless_resolves_at_once_with_no_answers(workspace, tmp_path):
     script = tmp_path / "ask.json"
     script.write_text(json.dumps(SCRIPT))
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--mode", "yolo", "--script",
-                           str(script), "-p", "ask me"], cwd=workspace, capture_output=True,
-                          text=True, timeout=60)
+    done = run_product("--mode", "yolo", "--script", str(script), "-p", "ask me", cwd=workspace)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "thanks for answering"
     [result] = tool_results(Path(os.environ["STEPAGENT_HOME"]))

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,8 @@ from hypothesis import given, settings, strategies as st
 
 from agent.events import ToolFinished
 from tests.harness import Session, turn
-from tests.terminal import ROOT, Terminal
+from tests.terminal import Terminal
+from tests.product_run import run_product
 from tools.line_ends import LINE_END, replaced
 
 CRLF = b"one\r\ntwo\r\nthree\r\n"
@@ -39,9 +38,8 @@ def run_edit(workspace: Path, before: bytes, call: dict) -> tuple[bytes, str]:
     """The file's bytes after one scripted call in a real `-p` run, and what the run printed under it."""
     (workspace / "f.txt").write_bytes(before)
     (workspace / "s.json").write_text(json.dumps([{"tool_calls": [call]}, {"text": "done"}]))
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", "--mode", "yolo",
-                           "-p", "go"], cwd=workspace, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "1000"})
+    done = run_product("--script", "s.json", "--mode", "yolo", "-p", "go", cwd=workspace,
+                       env={**os.environ, "COLUMNS": "1000"})
     assert done.returncode == 0, done.stderr
     return (workspace / "f.txt").read_bytes(), done.stderr.split("⎿", 1)[-1]
 

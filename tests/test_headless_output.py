@@ -8,12 +8,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.terminal import Terminal
+from tests.product_run import run_product
 from tools.plan_mode import PENDING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,10 +24,9 @@ REPL_ONLY = re.compile(r"Try: /|/last|/lesson|/plan |/resume")
 def run(workspace: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items()
            if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    return subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace,
-                          capture_output=True, text=True, timeout=60,
-                          env={**env, "STEPAGENT_HOME": str(home), "STEPAGENT_COMMAND": LAUNCHER,
-                               "COLUMNS": "80"})
+    return run_product(*args, cwd=workspace,
+                       env={**env, "STEPAGENT_HOME": str(home), "STEPAGENT_COMMAND": LAUNCHER,
+                            "COLUMNS": "80"})
 
 
 def test_the_offline_lesson_headless_prints_no_repl_advice_and_no_padding(workspace, tmp_path):

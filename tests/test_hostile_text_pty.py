@@ -6,14 +6,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 from tests.fake_chat_server import FakeChatServer
 from tests.hostile_text import NEVER_DRAWN, SEQUENCES, marker, payloads, split_after_escapes, visible
-from tests.terminal import ROOT, Terminal
+from tests.terminal import Terminal
+from tests.product_run import run_product
 from ui.safe_text import safe
 
 
@@ -135,9 +134,8 @@ def run_headless(workspace, *, tty: bool) -> bytes:
     """`index.py -p` with a scripted answer full of sequences; the bytes on its stdout."""
     script = workspace.parent / "answer.json"
     script.write_text(json.dumps([{"text": "\n".join(payloads("answer"))}]))
-    command = [sys.executable, str(ROOT / "index.py"), "--script", str(script), "-p", "go"]
     if not tty:
-        return subprocess.run(command, cwd=workspace, capture_output=True, timeout=60).stdout
+        return run_product("--script", str(script), "-p", "go", cwd=workspace, text=False).stdout
     terminal = Terminal.start(workspace, "--script", str(script), "-p", "go")
     terminal.child.logfile_read = screen = io.StringIO()
     try:

@@ -15,14 +15,14 @@ from step42_plan_mode.quiz_plan import plan_questions
 from step42_plan_mode.quiz_question import dealt
 from tools.bash.classifier.classify import classify
 from tools.base import Judgement
+from tests.product_run import run_product
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_index(workspace: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    return subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=60)
+    return run_product(*args, cwd=workspace, env=env, input=stdin)
 
 
 def quiz(*args: str, answers: str) -> subprocess.CompletedProcess:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
@@ -18,13 +17,13 @@ from session.story import read_story
 from tests import harness
 from tests.harness import call, journaled, turn
 from tests.page_kit import attacks, hostile_session, lesson_session, page_of, read_page, tags_of
+from tests.product_run import run_product
 from tools.plan_mode import PlanReview
 from tools.workspace import plan_digest
 from ui.modes import select
 from ui.page import content_policy, page_html, source_hash
 from ui.slash import run_slash_command
 
-ROOT = Path(__file__).resolve().parent.parent
 
 PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p", "code",
              "nav", "a", "button", "main", "section", "svg", "g", "title", "rect", "text", "line", "ol", "ul",
@@ -228,8 +227,7 @@ def test_any_entries_make_a_page_and_nothing_in_them_becomes_markup(entries):
 def stepagent(workspace: Path, *args: str, server=None) -> subprocess.CompletedProcess:
     env = {**os.environ, **({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": server.url,
                              "OPENAI_MODEL": "fake-model"} if server else {})}
-    return subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return run_product(*args, cwd=workspace, env=env)
 
 
 def test_export_html_writes_a_stored_sessions_page_from_the_command_line(server, workspace):

@@ -5,8 +5,6 @@ and the approval it hands the model named as such in /rewind."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from session.plan_revisions import pending_plan
 from session.rewind.layer import rewind_of
 from session.store import SessionStore
 from tests.harness import call, journaled, turn
-from tests.terminal import ROOT
+from tests.product_run import run_product
 from tools.plan_mode import APPROVED
 from ui.plan_review import plan_review
 from ui.rewind_command import rewind_listing
@@ -89,9 +87,7 @@ def test_a_plan_left_pending_by_p_is_reviewed_by_plan_approve_after_a_resume(wor
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"tool_calls": [{"name": "ExitPlanMode",
                                                    "arguments": {"plan": PLAN}}]}]))
-    headless = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script),
-                               "--mode", "plan", "-p", "plan it"], capture_output=True, text=True,
-                              cwd=workspace, timeout=60)
+    headless = run_product("--script", str(script), "--mode", "plan", "-p", "plan it", cwd=workspace)
     assert headless.returncode == 4, headless.stderr
     assert plan_files(workspace) == [], "nobody reviewed it: nothing is saved"
     resumed, live = journaled(workspace, store, [turn("building it")], plan_answers=["y"],

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from agent.assemble import assemble
@@ -20,17 +19,16 @@ from session.store import SessionStore
 from state import AppState
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import run_index
+from tests.product_run import run_product
 from tools.plan_mode import PlanReview
 from ui.slash import run_slash_command
 
-ROOT = Path(__file__).resolve().parent.parent
 CATALOG = [{"id": "builder", "object": "model"}, {"id": "planner", "object": "model"}]
 
 
 def stepagent(server: FakeChatServer, workspace: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "k"}
-    return subprocess.run([sys.executable, str(ROOT / "index.py"), "--model", "builder", *args],
-                          cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    return run_product("--model", "builder", *args, cwd=workspace, env=env)
 
 
 def in_this_process(server: FakeChatServer, capsys, monkeypatch, *args: str) -> tuple[int, str, str]:

@@ -19,6 +19,7 @@ from session.journal import UNANSWERED_AT_END
 from tests.fake_chat_server import FakeChatServer
 from tests.hostile_text import visible
 from tests.terminal import Terminal
+from tests.product_run import run_product
 
 PLAN = "1. Write made.txt"
 
@@ -218,8 +219,7 @@ def test_resuming_a_planning_session_with_another_mode_says_plan_mode_was_left(w
     script.write_text(json.dumps([{"text": "still planning"}, {"text": "resumed"}]))
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script), *args],
-                              capture_output=True, text=True, cwd=workspace, timeout=60)
+        return run_product("--script", str(script), *args, cwd=workspace)
 
     assert run("--mode", "plan", "-p", "think").returncode == 0
     resumed = run("--continue", "--mode", "build", "-p", "go on")

@@ -7,7 +7,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from session.store import SessionStore
 from tests.fake_chat_server import FakeChatServer
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
+from tests.product_run import run_product
 from tools.todos import todos_of
 from tools.workspace import plan_digest, plan_text
 
@@ -133,9 +133,8 @@ def test_sigkill_mid_turn_loses_at_most_that_turn(workspace, tmp_path):
     url = server.start()
     server.reply_text("carrying on")
     try:
-        done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", "-p", "turn three"],
-                              cwd=workspace, capture_output=True, text=True, timeout=60,
-                              env={**env, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+        done = run_product("--continue", "-p", "turn three", cwd=workspace,
+                           env={**env, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr
@@ -178,8 +177,7 @@ def test_resume_in_a_terminal_shows_plan_todos_and_trace(workspace, tmp_path):
 
 
 def test_continue_without_an_earlier_session_is_a_clear_error(workspace):
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", "-p", "x"],
-                          cwd=workspace, capture_output=True, text=True, timeout=60)
+    done = run_product("--continue", "-p", "x", cwd=workspace)
     assert done.returncode == 2 and "no earlier session" in done.stderr
 
 
@@ -206,9 +204,8 @@ def test_a_broken_database_leaves_the_agent_running_in_memory(workspace, tmp_pat
 
     before = contents()
     (workspace / "s.json").write_text('[{"text": "still answering"}]')
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", "-p", "hi"],
-                          cwd=workspace, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "STEPAGENT_HOME": str(home), "STEPAGENT_BUSY_TIMEOUT": "0.2"})
+    done = run_product("--script", "s.json", "-p", "hi", cwd=workspace,
+                       env={**os.environ, "STEPAGENT_HOME": str(home), "STEPAGENT_BUSY_TIMEOUT": "0.2"})
     if blocker:
         blocker.execute("ROLLBACK")
     assert done.returncode == 0, done.stderr
@@ -240,24 +237,22 @@ def test_a_write_waits_five_seconds_for_another_stepagent_unless_told_otherwise(
 def test_continue_keeps_the_stored_mode_unless_mode_is_given(workspace, tmp_path):
     env = {**os.environ, "STEPAGENT_HOME": str(tmp_path / "home")}
     (workspace / "s.json").write_text('[{"text": "planned"}]')
-    subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", "--mode", "plan",
-                    "-p", "plan"], cwd=workspace, env=env, check=True, capture_output=True, timeout=60)
+    run_product("--script", "s.json", "--mode", "plan", "-p", "plan", cwd=workspace,
+                env=env, check=True)
     server = FakeChatServer()
     url = server.start()
     server.reply_text("a")
     server.reply_text("b")
     try:
         for extra in ([], ["--mode", "build"]):
-            subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", *extra, "-p", "x"],
-                           cwd=workspace, check=True, capture_output=True, timeout=60,
-                           env={**env, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
+            run_product("--continue", *extra, "-p", "x", cwd=workspace, check=True,
+                        env={**env, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url})
     finally:
         server.stop()
     first, second = (request["messages"][0]["content"] for request in server.requests)
     assert first.startswith("# Plan Mode (ACTIVE)")
     assert "Plan Mode" not in second
-    listing = subprocess.run([sys.executable, str(ROOT / "index.py"), "--resume"], cwd=workspace,
-                             env=env, capture_output=True, text=True, timeout=60)
+    listing = run_product("--resume", cwd=workspace, env=env)
     assert listing.returncode == 0 and listing.stdout.count("sess_") == 1
 
 
@@ -313,9 +308,8 @@ def test_resume_from_the_command_line_by_prefix_reprints_the_last_exchange(works
     script.write_text(json.dumps([{"text": "next answer"}]))
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script), *args],
-                              cwd=workspace, capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "STEPAGENT_HOME": str(home)})
+        return run_product("--script", str(script), *args, cwd=workspace,
+                           env={**os.environ, "STEPAGENT_HOME": str(home)})
 
     listed = run("--resume")
     assert listed.returncode == 0 and "what does app.py do?" in listed.stdout
@@ -360,8 +354,7 @@ def test_continuing_a_session_adds_no_entry_that_did_not_happen(workspace, tmp_p
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"text": "one"}]))
     for args in (["-p", "hi"], ["--continue", "-p", "again"], ["--continue", "-p", "and again"]):
-        done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script), *args],
-                              cwd=workspace, capture_output=True, text=True, timeout=60)
+        done = run_product("--script", str(script), *args, cwd=workspace)
         assert done.returncode == 0, done.stderr
     store = SessionStore(tmp_path / "home" / "sessions.db")
     (stored,) = store.sessions(workspace)

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from session.store import SessionStore
 from tests.harness import journaled, turn
+from tests.product_run import run_product
 from ui.slash import run_slash_command
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def stored_session(workspace: Path, store: SessionStore, prompt: str) -> str:
@@ -33,9 +31,8 @@ def test_a_start_of_the_id_without_sess_resumes_it_in_the_repl_and_from_the_comm
     assert outcome.resumed and wanted in outcome.message, outcome.message
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"text": "next answer"}]))
-    resumed = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", str(script),
-                              "--resume", short, "-p", "go on"], cwd=workspace, capture_output=True,
-                             text=True, timeout=60, env={**os.environ, "STEPAGENT_HOME": str(home)})
+    resumed = run_product("--script", str(script), "--resume", short, "-p", "go on", cwd=workspace,
+                          env={**os.environ, "STEPAGENT_HOME": str(home)})
     assert resumed.returncode == 0, resumed.stderr
     assert f"Resumed {wanted}" in resumed.stderr
 

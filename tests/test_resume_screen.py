@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 from session.session_list import SessionInfo
 from session.store import SessionStore
 from tests.harness import journaled, turn
 from tests.terminal import Terminal
+from tests.product_run import run_product
 from ui.slash import run_slash_command
 
-ROOT = Path(__file__).resolve().parent.parent
 LAUNCHER = "/opt/a/rather/long/folder/where/someone/keeps/their/tools/bin/stepagent"
 
 
@@ -58,8 +55,7 @@ def test_the_resume_commands_are_printed_whole_on_their_own_line_at_80_columns(w
         terminal.expect(re.compile(re.escape(f"{LAUNCHER} --resume ") + r"sess_[0-9a-f]{16}"))
     finally:
         terminal.close()
-    listed = subprocess.run([sys.executable, str(ROOT / "index.py"), "--resume"], cwd=workspace,
-                            env=env, capture_output=True, text=True, timeout=60)
+    listed = run_product("--resume", cwd=workspace, env=env)
     assert f"{LAUNCHER} --resume ID" in listed.stdout.splitlines(), listed.stdout
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import index
-from tests.terminal import ROOT
+from tests.product_run import run_product
 
 
 class Keyboard(io.StringIO):
@@ -118,13 +118,9 @@ def test_a_flag_naming_nothing_usable_is_said_first_and_alone(args, said, worksp
 
 
 def test_a_repl_started_from_a_pipe_is_refused_in_one_line_pointing_to_p(workspace):
-    import subprocess
-
-    done = subprocess.run([sys.executable, str(ROOT / "index.py")], cwd=workspace, text=True,
-                          input="/plan add a greeting file\n", capture_output=True, timeout=60)
+    done = run_product(cwd=workspace, input="/plan add a greeting file\n")
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "-p -" in done.stderr, done.stderr
     assert not (workspace.parent / "home" / "sessions.db").exists()
-    listed = subprocess.run([sys.executable, str(ROOT / "index.py"), "-p", "-"], cwd=workspace,
-                            text=True, input="add a greeting file\n", capture_output=True, timeout=60)
+    listed = run_product("-p", "-", cwd=workspace, input="add a greeting file\n")
     assert listed.returncode == 4 and "Plan" in listed.stdout, "the pipe works with -p -"

@@ -18,6 +18,7 @@ from session.lock import SessionLock
 from session.store import SessionStore
 from tests.harness import assert_valid_history, call, journaled, turn
 from tests.terminal import Terminal
+from tests.product_run import run_product
 from tools.todos import todos_of
 from ui.slash import run_slash_command
 
@@ -49,9 +50,8 @@ def damage_pages(database: Path) -> None:
 def stepagent(workspace: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
     """A headless run; its stderr with the console's line wrapping undone."""
     (workspace / "s.json").write_text('[{"text": "still answering"}]')
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json", *args],
-                          cwd=workspace, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "STEPAGENT_HOME": str(home), "COLUMNS": "1000"})
+    done = run_product("--script", "s.json", *args, cwd=workspace,
+                       env={**os.environ, "STEPAGENT_HOME": str(home), "COLUMNS": "1000"})
     done.stderr = " ".join(done.stderr.split())
     return done
 
@@ -146,9 +146,8 @@ def test_a_second_process_is_offered_a_fork_and_headless_is_refused(workspace, t
         first.expect("›")
         first.sendline("hello")
         first.expect("answer one")
-        headless = subprocess.run([sys.executable, str(ROOT / "index.py"), "--script", "s.json",
-                                   "--continue", "-p", "x"], cwd=workspace, capture_output=True,
-                                  text=True, timeout=60, env={**os.environ, **env})
+        headless = run_product("--script", "s.json", "--continue", "-p", "x", cwd=workspace,
+                               env={**os.environ, **env})
         assert headless.returncode == 3
         assert "open in another stepagent process" in " ".join(headless.stderr.split())
         second = Terminal.start(workspace, "--script", "s.json", "--continue", env=env)

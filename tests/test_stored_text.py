@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +20,8 @@ from agent.history import reminder_kind
 from session.journal import read_session
 from session.store import SessionStore
 from tests.harness import assert_valid_history, call, journaled, run_index, turn
+from tests.product_run import run_product
 
-ROOT = Path(__file__).resolve().parent.parent
 NESTED = '{"file_path": ' + "[" * 5000 + "]" * 5000 + "}"
 REPLIES = [{"tool_calls": [{"name": "Read", "arguments": {"file_path": "a\ud800.txt"}}]},
            {"tool_calls": [{"name": "Re\ud800ad", "arguments": {}}]},
@@ -42,9 +40,7 @@ CASES = {  # the model's texts share one session: one run and one resume instead
 
 def run_process(workspace: Path, *args: str | bytes, stdin: bytes = b"") -> tuple[int, str]:
     """A real run of stepagent in the workspace; its exit code and stderr on one line."""
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), *args], cwd=workspace,
-                          input=stdin, capture_output=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "1000"})
+    done = run_product(*args, cwd=workspace, input=stdin, env={**os.environ, "COLUMNS": "1000"}, text=False)
     return done.returncode, " ".join(done.stderr.decode(errors="replace").split())
 
 
