@@ -50,7 +50,7 @@ LAYERS = [  # above the whole core, lowest first; a module stands where the long
     "models",  # the real client, the scripted model, the catalog
     "tools",  # the tool layers: Bash hardening, safe reads, search, todos, memory, questions…
     "agent",  # the sub-agent layer (subagents.py, batch.py)
-    "hooks",  # the "don't ask again" rules (session_rules.py)
+    "hooks",  # the "don't ask again" rules (session_rules.py), edit mode's configuration question
     "settings",  # the user's settings: hooks and rules (settings/user_layer.py attaches them)
     "session",  # the store, the journal, compaction, reminders
     "step42_plan_mode.lesson_model",  # the offline lesson's model, which ui/model_choice.py picks

@@ -23,6 +23,7 @@ from rich.console import Console
 from agent.assemble import Layer, assemble
 from agent.plan_model import plan_model_layer, plan_model_of
 from agent.subagents import subagent_layer
+from hooks.configuration_edits import configuration_edits_layer
 from hooks.session_rules import session_rules_layer
 from models.base import Model
 from session.compaction import compaction_layer
@@ -90,6 +91,7 @@ def product_layers(home: Path | None = None, store: SessionStore | None = None,
         tool_layers.append(partial(session_context_layer, store=store))  # ReadSessionContext
     if user_hooks is not None:
         tool_layers.append(partial(user_rules_layer, hooks=user_hooks))  # deny/ask/allow rules, tool hooks
+    tool_layers.append(configuration_edits_layer)  # edit mode asks before a change in .git or .stepagent
     prompt_layers = [partial(user_events_layer, hooks=user_hooks)] if user_hooks is not None else []
     layers = [
         *tool_layers,
