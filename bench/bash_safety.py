@@ -9,7 +9,10 @@ each minus the same approved by the user
 (yolo mode: no bound at all), and `subprocess.run(['true'])`, the floor. The
 variants take turns, call by call, so a change in the machine's load falls on
 all of them alike; the load average is printed before and after, since the
-machine is shared and a busy one doubles every figure. Beside the wall time,
+machine is shared and a busy one doubles every figure. Each call comes PAUSE
+after the one before, as a session's calls come a model's reply apart: what a
+call leaves warm in the kernel (the grace period a reader of /proc/locks waits
+for has just passed) must not speed up the next. Beside the wall time,
 the CPU time each call costs (stepagent's own and its children's), which a busy
 machine hardly changes. Targets, as ratios to the floor call by call: approved
 ≤ 2.5×, the full sandbox ≤ 8×; a miss exits non-zero.
@@ -39,6 +42,7 @@ from tools.base import Tool
 from ui.modes import select
 
 RUNS = 41
+PAUSE = 0.05
 PLAIN = "subprocess.run(['true'])"
 TARGETS = {"approved (yolo)": 2.5, "full sandbox": 8.0}
 
@@ -79,6 +83,7 @@ def time_the_sandbox(workspace: Path, targets: Targets) -> None:
     cpu: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(RUNS):
         for name, call in calls.items():
+            time.sleep(PAUSE)
             start, cpu_start = time.perf_counter(), _cpu_seconds()
             call()
             times[name].append(time.perf_counter() - start)

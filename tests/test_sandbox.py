@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from state import AppState
+from tools.bash.sandbox.lease_gate import LeaseGate
 from tools.bash.sandbox.mounts_pipe import MountsPipe
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.judgements import READ_ONLY
@@ -457,6 +458,15 @@ def test_nothing_runs_when_bubblewrap_is_sent_no_mounts(files, layers, monkeypat
     monkeypatch.setattr(MountsPipe, "send", MountsPipe.close)
     result, _ = sandboxed(files, layers, "echo ran-without-its-mounts")
     assert "ran-without-its-mounts" not in result and "exit code 0" not in result, result
+
+
+@pytest.mark.parametrize("layers", [FULL])
+def test_nothing_runs_when_the_lease_gate_is_never_opened(files, layers, monkeypatch):
+    """bwrap makes the sandbox while stepagent looks for leases; the command waits at the gate,
+    and should stepagent fail or die before it opens it, the command does not run."""
+    monkeypatch.setattr(LeaseGate, "send", LeaseGate.close)
+    result, _ = sandboxed(files, layers, "echo ran-before-the-lease-look")
+    assert "ran-before-the-lease-look" not in result and "exit code 0" not in result, result
 
 
 @pytest.mark.parametrize("layers", [FULL])

@@ -37,6 +37,7 @@ from tools.bash.process import FLOOD_LIMIT, Outcome, run_process
 from tools.bash.sandbox.cgroups import SharedCgroup
 from tools.bash.sandbox.host_views import host_view
 from tools.bash.sandbox.launch import plan_mode_launch
+from tools.bash.sandbox.lease_gate import LeasesInReach
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.scratch import SharedPrivateFolder, remove_left_behind_scratch
 from tools.bash.sandbox.status import Layers, detect_layers
@@ -89,13 +90,20 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
             first_sandboxed_call.clear()
             remove_left_behind_scratch()
         present = layers()
-        with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None,
-                              private) as launch:
-            argv = [*launch.prefix, "bash", "-c", command]
-            outcome = run_process(argv if launch.dies_with_parent else by_sh(argv), str(workspace),
-                                  {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
-                                  watchdog=None if launch.dies_with_parent else watchdog,
-                                  started=launch.started)
+
+        def contained_run(leased: list[str] | None) -> Outcome:
+            with plan_mode_launch(workspace, present, cgroup.get() if present.cgroup else None,
+                                  private, leased) as launch:
+                argv = [*launch.prefix, "bash", "-c", command]
+                return run_process(argv if launch.dies_with_parent else by_sh(argv), str(workspace),
+                                   {**env, **launch.env}, timeout, launch.in_child, launch.pass_fds,
+                                   watchdog=None if launch.dies_with_parent else watchdog,
+                                   started=launch.started)
+
+        try:
+            outcome = contained_run(None)
+        except LeasesInReach as found:  # stopped before the command ran: again, with them covered
+            outcome = contained_run(found.paths)
         return _result(outcome, timeout, [])
 
     def judge(args: dict[str, Any]) -> Judgement:

@@ -83,15 +83,16 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
     return [*argv, "--"]
 
 
-def bwrap_mounts(workspace: Path, scratch: str) -> list[str]:
-    """The filesystem the call sees, as bwrap options (the covers of leased files among them).
+def bwrap_mounts(workspace: Path, scratch: str, leased: list[str] | None = None) -> list[str]:
+    """The filesystem the call sees, as bwrap options, the covers of leased files among them.
 
+    `leased`: the leased files to cover, looked up when None.
     / read-only, a minimal /dev, its own /proc, and the private folders (private_folders.py).
     The root comes first: given none of these, bwrap has nothing to run a command from."""
     return ["--ro-bind", "/", "/",
             "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/proc",
-            *private_folders_argv(os.path.realpath(workspace), os.path.realpath(scratch))]
+            *private_folders_argv(os.path.realpath(workspace), os.path.realpath(scratch), leased)]
 
 
 def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[str]:

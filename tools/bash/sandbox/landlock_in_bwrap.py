@@ -32,6 +32,8 @@ from functools import lru_cache
 
 RESTRICT_SELF = 446
 SKIP_LOCALE, OURS = "PERL_SKIP_LOCALE_INIT", "stepagent"
+WAIT_AT_GATE = ("my $gate = 0 + shift; my $byte = ''; open(my $go, '<&=', $gate) or die \"stepagent: no gate\\n\";"
+                " sysread($go, $byte, 1) == 1 or die \"stepagent: stopped before the command ran\\n\"; close($go);")
 RESTRICT_THEN_EXEC = (
     f"my $fd = 0 + shift; syscall({RESTRICT_SELF}, $fd, 0) == 0"
     " or die \"stepagent: Landlock refused: $!\\n\";"
@@ -46,12 +48,15 @@ def perl_path() -> str | None:
     return shutil.which("perl")
 
 
-def restrict_then_exec(perl: str, ruleset_fd: int) -> list[str]:
+def restrict_then_exec(perl: str, ruleset_fd: int, gate_fd: int | None = None) -> list[str]:
     """A command prefix: apply the ruleset `ruleset_fd`, close it, then run what follows.
 
+    Given `gate_fd`, it first waits for a byte there (lease_gate.py); at end of file it runs nothing.
     landlock_restrict_self's number is the same on every architecture.
     """
-    return [perl, "-e", RESTRICT_THEN_EXEC, "--", str(ruleset_fd)]
+    if gate_fd is None:
+        return [perl, "-e", RESTRICT_THEN_EXEC, "--", str(ruleset_fd)]
+    return [perl, "-e", WAIT_AT_GATE + " " + RESTRICT_THEN_EXEC, "--", str(gate_fd), str(ruleset_fd)]
 
 
 def perl_environment() -> dict[str, str]:

@@ -7,7 +7,9 @@ With bubblewrap the call runs as `dash -c 'join the cgroup, ulimit …; exec
 filter passed on a pipe and the Landlock ruleset as a descriptor, which perl applies inside
 (landlock_in_bwrap.py): no Python runs between fork and exec, so the call
 starts with vfork (bench/bash_safety.py measures it). bwrap reads its mounts
-from a pipe, looked up while it starts (mounts_pipe.py). Without bubblewrap, the child
+from a pipe, looked up while it starts (mounts_pipe.py), and perl holds the
+command back until stepagent has looked for leased files (lease_gate.py); where
+some are within reach, the call starts again with them covered. Without bubblewrap, the child
 restricts itself before exec (Landlock, with a second ruleset that keeps the
 kernel's files that act when read closed, kernel_reads.py; then seccomp), and
 root's capabilities are dropped by setpriv (capabilities.py). Both get the resource
@@ -32,6 +34,7 @@ from functools import partial
 from pathlib import Path
 
 from tools.bash.sandbox import landlock, private_folders, scratch_guard, seccomp
+from tools.bash.sandbox.lease_gate import LeaseGate
 from tools.bash.sandbox.landlock_in_bwrap import perl_environment, restrict_then_exec
 from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.capabilities import drop_all_prefix
@@ -61,10 +64,12 @@ class Launch:
 
 @contextmanager
 def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None = None,
-                     shared: SharedPrivateFolder | None = None) -> Iterator[Launch]:
+                     shared: SharedPrivateFolder | None = None,
+                     leased: list[str] | None = None) -> Iterator[Launch]:
     """The launch for one call; leaving the block removes what it made and kills what is left.
 
-    Under bubblewrap the private folder is `shared`'s, when given."""
+    Under bubblewrap the private folder is `shared`'s, when given, and `leased` are the leased
+    files to cover, as LeasesInReach found them; None: looked up with the call (lease_gate.py)."""
     with ExitStack() as cleanup:
         limits = call_limits()
         launch = Launch()
@@ -89,14 +94,19 @@ def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None 
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
             inside = []
+            gate = None
             if ruleset and layers.perl:
+                if leased is None:
+                    gate, leased = LeaseGate(str(workspace), scratch), []
+                    cleanup.callback(gate.close)
+                    launch.pass_fds.append(gate.read_end)
                 launch.pass_fds.append(ruleset.fd)
                 launch.env.update(perl_environment())
-                inside = restrict_then_exec(layers.perl, ruleset.fd)
-            mounts = MountsPipe(workspace, scratch)  # looks up the mounts as the process starts
+                inside = restrict_then_exec(layers.perl, ruleset.fd, gate.read_end if gate else None)
+            mounts = MountsPipe(workspace, scratch, leased)  # looks up the mounts as the process starts
             cleanup.callback(mounts.close)
             launch.pass_fds.append(mounts.read_end)
-            launch.started = mounts.send
+            launch.started = partial(_send, mounts, gate)
             launch.prefix = [*limits.trampoline(cgroup.join_commands() if cgroup else []),
                              *bwrap_argv(layers.bwrap, workspace, fd, scratch, mounts.read_end), *inside]
             launch.dies_with_parent = True
@@ -115,6 +125,13 @@ def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None 
         launch.prefix = [*(drop_all_prefix() if layers.root else []), sys.executable, "-I", "-S",
                          scratch_guard.__file__, private, str(private_folders.SCRATCH_BYTES), "--"]
         yield launch
+
+
+def _send(mounts: MountsPipe, gate: LeaseGate | None) -> None:
+    """bwrap's mounts, then (once the leases are looked up) the opening of the gate."""
+    mounts.send()
+    if gate:
+        gate.send()
 
 
 def _pipe_holding(data: bytes) -> int:

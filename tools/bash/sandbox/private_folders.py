@@ -58,17 +58,14 @@ COVER_BYTES = 1 << 20
 SCRATCH_BYTES = 64 << 20
 
 
-def private_folders_argv(workspace: str, scratch: str) -> list[str]:
+def private_folders_argv(workspace: str, scratch: str, leased: list[str] | None = None) -> list[str]:
     """bwrap options: the covers, what comes back beneath them, the scratch tmpfs, then read-only.
 
     `scratch` is the call's TMPDIR; its parent is the call's private folder.
-    Both paths are real paths (no symbolic links).
+    Both paths are real paths (no symbolic links). `leased`: the leased files to
+    cover, looked up here when None (`leased_in_reach`).
     """
-    covered = covered_folders()
-    tops = [*_tops_needed(os.path.expanduser("~"), os.environ.get("PATH", ""), sys.prefix,
-                          tuple(covered)),
-            _top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered)]
-    kept = _outermost([top for top in tops if top])
+    covered, kept = _covered_and_kept(workspace, scratch)
     kernel = [mount for mount in kernel_pipe_mounts()
               if not _beneath_any(mount, covered) or _beneath_any(mount, kept)]
     argv = []
@@ -80,8 +77,8 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
         argv += ["--ro-bind", path, path]
     for mount in kernel:
         argv += ["--size", str(COVER_BYTES), "--tmpfs", mount]
-    leased = [path for path in leased_paths() if _beneath_any(path, kept)
-              or not _beneath_any(path, [*covered, "/dev", "/proc"])]
+    if leased is None:
+        leased = _in_reach(leased_paths(), covered, kept)
     if leased:
         blank = _unreadable_file(os.path.dirname(scratch))
         for path in leased:
@@ -90,6 +87,26 @@ def private_folders_argv(workspace: str, scratch: str) -> list[str]:
     for folder in [*covered, *kernel]:
         argv += ["--remount-ro", folder]
     return argv
+
+
+def leased_in_reach(workspace: str, scratch: str) -> list[str]:
+    """The files another process holds a lease on that a call could open: those the mounts cover."""
+    return _in_reach(leased_paths(), *_covered_and_kept(workspace, scratch))
+
+
+def _covered_and_kept(workspace: str, scratch: str) -> tuple[list[str], list[str]]:
+    """The covered folders, and what comes back beneath them."""
+    covered = covered_folders()
+    tops = [*_tops_needed(os.path.expanduser("~"), os.environ.get("PATH", ""), sys.prefix,
+                          tuple(covered)),
+            _top_level_in(workspace, covered), _top_level_in(os.path.dirname(scratch), covered)]
+    return covered, _outermost([top for top in tops if top])
+
+
+def _in_reach(leased: list[str], covered: list[str], kept: list[str]) -> list[str]:
+    """Those of `leased` not already hidden by a cover (or in /dev or /proc, which are bwrap's own)."""
+    return [path for path in leased if _beneath_any(path, kept)
+            or not _beneath_any(path, [*covered, "/dev", "/proc"])]
 
 
 def _unreadable_file(private: str) -> str:
