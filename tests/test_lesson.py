@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from step42_plan_mode.quiz import main as quiz_main
 from step42_plan_mode.quiz import run_quiz
 from step42_plan_mode.quiz_bash import bash_questions
 from step42_plan_mode.quiz_plan import plan_questions
@@ -95,12 +97,13 @@ def test_ctrl_c_in_a_quiz_ends_it_quietly_with_exit_code_130():
     assert child.exitstatus == 130 and "Traceback" not in child.before, child.before
 
 
-def test_answering_the_same_letter_every_time_scores_at_most_a_third():
+def test_answering_the_same_letter_every_time_scores_at_most_a_third(capsys, monkeypatch):
+    """The quiz's command line in this process (the two tests above run it as a program)."""
     for seed in range(3):
         for letter in "abcd":
-            done = quiz("plan", "-n", "9", "--seed", str(seed), answers=f"{letter}\n" * 9)
-            assert done.returncode == 0, done.stderr
-            assert int(done.stdout.split("Score: ")[1].split("/")[0]) <= 3, (seed, letter)
+            monkeypatch.setattr(sys, "stdin", io.StringIO(f"{letter}\n" * 9))
+            assert quiz_main(["plan", "-n", "9", "--seed", str(seed)]) == 0
+            assert int(capsys.readouterr().out.split("Score: ")[1].split("/")[0]) <= 3, (seed, letter)
 
 
 def test_each_run_shuffles_the_choices_and_keeps_the_right_answer():
