@@ -15,12 +15,13 @@ What they decide, per event, as Claude Code's hooks do (settings/hook_answer.py)
 
 A hook that fails (settings/hook_answer.py says what counts) denies the call while planning,
 or in every mode with `failClosedHooks`; otherwise it is shown to the user (`notify`) and
-the call goes on. Nothing here decides before the plan-mode guard: settings/user_layer.py
+the call goes on. While a hook runs, `running` (the UI's spinner) names it. Nothing here decides before the plan-mode guard: settings/user_layer.py
 puts these answers after it, so no hook and no allow rule can open plan mode.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -78,6 +79,7 @@ class UserHooks:
     notify: Callable[[str], None] = lambda text: None
     waiting: Settings = field(default_factory=Settings)
     runner: Callable[[str, dict[str, Any], Path, float], Any] = run_command
+    running: Callable[[str], AbstractContextManager[Any]] = lambda name: nullcontext()
     places: Places = field(init=False)
 
     def __post_init__(self) -> None:
@@ -99,7 +101,9 @@ class UserHooks:
                 "permission_mode": mode, **fields}
 
     def _run(self, hook: CommandHook, payload: dict[str, Any]) -> HookAnswer:
-        answer = read_answer(hook.event, self.runner(hook.command, payload, self.workspace, hook.timeout))
+        with self.running(hook.name):
+            ran = self.runner(hook.command, payload, self.workspace, hook.timeout)
+        answer = read_answer(hook.event, ran)
         if answer.message:
             self.notify(f"{hook.name}: {answer.message}")
         return answer

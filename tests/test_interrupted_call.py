@@ -22,7 +22,7 @@ def test_ctrl_c_during_a_call_reports_it_interrupted_while_running(workspace):
     try:
         terminal.expect("›")
         terminal.sendline("make effects")
-        terminal.expect_text("Running…")  # the call is on the screen: it has started
+        terminal.expect_text("Running Bash…")  # the call is on the screen: it has started
         deadline = time.monotonic() + 30
         while not (workspace / "effects.txt").exists():
             assert time.monotonic() < deadline, "the command never ran"

@@ -69,7 +69,7 @@ def test_shift_tab_during_a_call_puts_plan_mode_on_before_the_next_call(repl, wo
                                                          {"text": "Done."}))
     terminal.expect("›")
     terminal.sendline("go")
-    terminal.expect_text("Running…")
+    terminal.expect_text("Running Bash…")
     terminal.send(SHIFT_TAB)
     terminal.expect_text("mode → plan (by Shift+Tab)")
     terminal.expect_text("PLAN  ·  model")  # the spinner's status line, while the call still runs
@@ -121,7 +121,7 @@ def test_text_typed_during_a_turn_is_shown_and_kept_after_ctrl_c(repl, workspace
     terminal = repl("--script", script(workspace, bash("sleep 60"), {"text": "Done."}))
     terminal.expect("›")
     terminal.sendline("go")
-    terminal.expect_text("Running…")
+    terminal.expect_text("Running Bash…")
     terminal.send(typed)
     terminal.expect_text(shown)
     terminal.send("\x03")
@@ -150,3 +150,45 @@ def test_ctrl_c_during_the_model_s_retries_leaves_no_spinner_line(workspace, tmp
         screen.close()
         server.stop()
     assert "Working…" not in shown, shown
+
+
+def streamed_until(gate: threading.Event, *pieces: str):
+    """SSE events: `pieces` of text, then a word every 0.05 s until `gate` is set, then the end."""
+    def chunk(delta: dict, finish: str | None = None) -> str:
+        return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                                      "model": "fake",
+                                      "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    yield chunk({"role": "assistant", "content": ""})
+    for piece in pieces:
+        yield chunk({"content": piece})
+    while not gate.is_set():
+        yield chunk({"content": " more"})
+    yield chunk({}, "stop")
+    yield "data: [DONE]"
+
+
+def test_a_hook_and_a_streaming_reply_show_what_runs_the_mode_and_the_keys_typed(repl, workspace, server,
+                                                                                 tmp_path):
+    home = Path(os.environ["STEPAGENT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Read", "hooks": [{"type": "command", "command": WAIT_FOR_GATE}]}]}}))
+    (workspace / "notes.txt").write_text("one\n")
+    streaming = threading.Event()
+    server.reply_tool_calls(("Read", {"file_path": "notes.txt"}))
+    server.reply_stream(streamed_until(streaming, "Reading the notes"), pace=0.05)
+    terminal = repl("--mode", "yolo", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url})
+    terminal.expect("›")
+    terminal.sendline("go")
+    terminal.expect_text("Running PreToolUse hook")  # the hook holds the Read: the spinner names it
+    terminal.send("abc")
+    terminal.expect_text("› abc  (kept for the prompt)")
+    (workspace / "gate").touch()
+    terminal.expect_text("Reading the notes")
+    terminal.send("def")
+    terminal.expect_text("› abcdef  (kept for the prompt)")  # under the streaming reply too
+    terminal.send(SHIFT_TAB)
+    terminal.expect_text("mode → plan (by Shift+Tab)")
+    terminal.expect_text("PLAN  ·  model")  # the live tail's status line follows the mode
+    streaming.set()
+    terminal.expect_text("abcdef")  # waiting at the prompt

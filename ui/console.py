@@ -1,7 +1,7 @@
 """What the user sees: streamed markdown, each tool call and its outcome, the plan panel.
 
 A tool call is drawn in the order things happen: `● Tool(args)` the moment it
-arrives, then (if the user must answer) what it will run or change and the
+arrives (with a spinner naming the hook or the tool running, until the result), then (if the user must answer) what it will run or change and the
 question, then who allowed or denied it and why, then one line saying what it
 did: lines read, +a −b, matches, the exit code and the last lines of a
 command's output, or the error in red; a Write or Edit nobody was asked about
@@ -16,8 +16,9 @@ label (several may run at once), and a summary line when it ends.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from rich.console import Console
 from rich.padding import Padding
@@ -108,11 +109,24 @@ class ConsoleView:
 
     def __post_init__(self) -> None:
         self.ticker = Ticker(self.console, lambda: self.status(), lambda: self.draft())
-        self._stream = MarkdownStream(self.console, lambda: self.status())
+        self._stream = MarkdownStream(self.console, lambda: self.status(), lambda: self.draft())
 
     def working(self) -> None:
         """The model was asked: a spinner with the seconds until its first words."""
         self.ticker.start("Working…")
+
+    @contextmanager
+    def running_hook(self, name: str) -> Iterator[None]:
+        """A hook runs: the spinner names it, then says again what it said before."""
+        before = self.ticker.label
+        self.ticker.start(f"Running {safe(name)}…")
+        try:
+            yield
+        finally:
+            if before:
+                self.ticker.start(before)
+            else:
+                self.ticker.stop()
 
     def on_text(self, piece: str) -> None:
         """Show the model's text as it arrives, rendered as markdown, each block drawn once.
@@ -139,6 +153,7 @@ class ConsoleView:
             if status:
                 self.notice(status, style="dim")
             self.ticker.restatus()
+            self._stream.restatus()
         elif isinstance(event, PlanModelChosen):
             self.notice(f"plan model → {safe(event.name) or 'off'} (by {safe(event.cause)})",
                         style="magenta")
@@ -148,8 +163,9 @@ class ConsoleView:
             self.ticker.stop()
             self._previewed = False
             self.console.print(call_line(event.tool, event.args, reviewed_here=self.repl))
-        elif isinstance(event, ToolStarted) and event.tool == "Bash":
-            self.ticker.start("Running…")
+            self.ticker.start(f"Running {safe(event.tool)}…")
+        elif isinstance(event, ToolStarted):
+            self.ticker.start(f"Running {safe(event.tool)}…")
         elif isinstance(event, ToolDecision):
             self.show_decision(event)
         elif isinstance(event, ToolFinished):
@@ -204,6 +220,7 @@ class ConsoleView:
     def show_decision(self, decision: ToolDecision) -> None:
         """Who allowed or denied the call, and for a denial the reason the model is told."""
         if decision.decision == "deny":
+            self.ticker.stop()  # nothing runs
             who = "you" if decision.asked else decision.hook
             said = NOBODY_TO_ASK if decision.hook == UNANSWERED else f"denied by {safe(who)}"
             self.console.print(Text(f"{RESULT}{said}", style="bold red"))

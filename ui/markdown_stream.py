@@ -6,7 +6,7 @@ up in the scrollback. Here a block (heading, paragraph, list, code fence,
 table) is finished once the next block has begun, and finished blocks are
 printed for good; only the block still arriving sits in a transient live area,
 cut to the screen's height (with the REPL's status line under it, so mode and
-context use stay in sight), and it is printed once more, for good, when the
+context use stay in sight, and the keys typed meanwhile under that), and it is printed once more, for good, when the
 reply ends. The text came from the model, so it is drawn through ui/drawable.py:
 safe, and in time linear in its length (a block too long or too deep for rich's
 markdown is plain text); the live area draws only as much of the end as fits on
@@ -34,6 +34,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from ui.drawable import drawable
+from ui.ticker import held_line
 from ui.uninterrupted import uninterrupted
 
 if TYPE_CHECKING:
@@ -126,10 +127,11 @@ class LastLines:
     waiting: list[str] = field(default_factory=list)
     tail: Callable[[int, int], str] = lambda lines, chars: ""
     status: str = ""
+    draft: Callable[[], str] = lambda: ""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        status = self.status
-        room = max((options.height or console.height) - 1 - bool(status), 1)
+        status, held = self.status, held_line(self.draft())
+        room = max((options.height or console.height) - 1 - bool(status) - bool(held), 1)
         chars = room * options.max_width
         text = last_chars([*(block + "\n\n" for block in self.waiting[-room:]), self.tail(room, chars)],
                           chars)
@@ -139,6 +141,8 @@ class LastLines:
             yield Segment.line()
         if status:
             yield Text(status, style="dim", no_wrap=True, overflow="ellipsis")
+        if held:
+            yield held
 
 
 @dataclass
@@ -147,6 +151,7 @@ class MarkdownStream:
 
     console: Console
     status: Callable[[], str] = lambda: ""
+    draft: Callable[[], str] = lambda: ""
     clock: Callable[[], float] = time.monotonic
     print_every: float = PRINT_EVERY
     _splitter: BlockSplitter = field(default_factory=BlockSplitter)
@@ -158,7 +163,13 @@ class MarkdownStream:
     _live: Live | None = None
 
     def __post_init__(self) -> None:
-        self._tail.tail = self._splitter.last
+        self._tail.tail, self._tail.draft = self._splitter.last, self.draft
+
+    def restatus(self) -> None:
+        """Show the status as it is now under the live tail (the mode changed)."""
+        if self._live is not None:
+            self._tail.status = self.status()
+            self._live.refresh()
 
     def feed(self, piece: str) -> None:
         """Add a piece; print the blocks finished by now; show the rest live (with the status line)."""

@@ -224,7 +224,8 @@ def open_user_settings(home: Path, workspace: Path, view: ConsoleView,
         view.error(problem)
     if off := off_line(home, workspace, loaded.waiting_for_trust, asked=confirm is not None):
         view.notice(off, style="yellow")
-    return UserHooks(loaded.settings, workspace, home, notify=view.error, waiting=loaded.waiting_for_trust)
+    return UserHooks(loaded.settings, workspace, home, notify=view.error, waiting=loaded.waiting_for_trust,
+                     running=view.running_hook)
 
 
 def try_calls_from(args: argparse.Namespace, calls: list[dict], state: AppState, model: Model,

@@ -67,6 +67,7 @@ def asking_fresh(view: ConsoleView, ask: Callable[..., str], keys: TurnKeys | No
     `keys` is the reader of the turn the question comes in: it pauses while the question waits.
     """
     def fresh(*args, **kwargs) -> str:
+        view.ticker.stop()  # a spinner ran while the hooks decided to ask
         view.console.file.flush()
         with keys.paused() if keys is not None else nullcontext(0) as held:
             dropped = held + discard()
