@@ -124,3 +124,18 @@ def test_a_multi_line_paste_is_one_message(workspace):
     finally:
         terminal.close()
         server.stop()
+
+
+def test_a_first_message_on_the_command_line_is_echoed_and_runs_as_a_command(workspace, server):
+    server.reply_text("looked around")
+    terminal = Terminal.start(workspace, "/plan look around",
+                              env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url})
+    try:
+        terminal.expect_text("› /plan look around")
+        terminal.expect_text("mode → plan")
+        terminal.expect_text("looked around")
+        terminal.expect("›")
+    finally:
+        terminal.close()
+    sent = [message["content"] for message in server.requests[0]["messages"] if message["role"] == "user"]
+    assert "look around" in sent and not any("/plan" in text for text in sent), sent

@@ -40,7 +40,8 @@ def startup_line(session: Session, sandbox: str) -> str:
 
 def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_message: str = "",
              callbacks: UICallbacks | None = None, typed: list[str | None] | None = None) -> int:
-    """Run the REPL until the user leaves; `first_message` is sent before the first prompt.
+    """Run the REPL until the user leaves; `first_message` is run before the first prompt,
+    as a line typed there (a slash command or a message to the model).
 
     `callbacks` are the questions' (ui/callbacks.py): after a turn the REPL reads how the
     plan review ended, and whether /exit was typed at a question. `typed` holds what was
@@ -53,9 +54,10 @@ def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_m
         warm_up = getattr(agent.model, "warm_up", None)
         if warm_up:  # started before the prompt is drawn, it would slow the drawing (bench/startup.py)
             after_first_draw(prompt, warm_up)
+    if first_message:  # shown as if typed at the prompt, and read as a typed line is (a command too)
+        view.notice(f"› {first_message}", style="bold")
     try:
-        if not (first_message and send_turn(session, view, first_message, callbacks)):
-            _loop(session, view, prompt, callbacks, typed or [])
+        _loop(session, view, prompt, callbacks, ([first_message] if first_message else []) + (typed or []))
     finally:
         view.show_left_running_at_exit(left_by(this_stepagent(agent.workspace)))
         if agent.messages and session.store is not None:
