@@ -144,3 +144,13 @@ def test_model_alone_at_an_endpoint_it_cannot_reach_says_so_in_one_sentence(work
     shown = run_slash_command("/model", Session(agent, Journal(None, state, workspace, warn=print)))
     assert shown.is_error
     assert shown.message == "Model: builder; cannot reach http://127.0.0.1:9/v1 to list its models."
+
+
+def test_model_and_plan_model_are_refused_alike_by_the_offline_lesson(workspace, capsys, monkeypatch):
+    refused = {}
+    for flag in ("--model", "--plan-model"):
+        code, out, err = run_index(capsys, monkeypatch, flag, "foo", "-p", "hi")
+        assert code == 2 and out == "", (flag, out)
+        assert len(err.splitlines()) == 1 and "cannot switch to foo" in err, err
+        refused[flag] = err
+    assert refused["--model"] == refused["--plan-model"]

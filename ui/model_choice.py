@@ -40,7 +40,7 @@ REAL_MODEL = ("To use a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a
 
 
 def choose_model(script: Path | None, name: str | None, repl: bool = True, lesson: bool = False,
-                 deadline: float = DEFAULT_DEADLINE_SECONDS) -> tuple[Model, str]:
+                 deadline: float = DEFAULT_DEADLINE_SECONDS, plan_name: str | None = None) -> tuple[Model, str]:
     """The model to talk to, and a banner to show (the offline lesson announces itself).
 
     `repl` says a person types at a REPL: only then do the lesson's words name its commands.
@@ -49,7 +49,8 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True, lesso
 
     A configured OPENAI_BASE_URL is used with or without a key. `name` (--model) is checked
     against the endpoint's catalog when it has one: an unknown name is a ModelError listing
-    the nearest ids.
+    the nearest ids. The offline lesson has no other model: any `name` or `plan_name`
+    (--plan-model, but off) is a ModelError there, before its banner is shown.
     """
     if script:
         return load_script(script), ""
@@ -57,7 +58,11 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True, lesso
     base_url = os.environ.get("OPENAI_BASE_URL") or None
     if lesson or not (key or base_url):
         banner = CHOSEN_LESSON_BANNER if lesson else LESSON_BANNER
-        return load_lesson(runs_in="repl" if repl else "headless"), banner + LESSON_TRY * repl
+        played = load_lesson(runs_in="repl" if repl else "headless")
+        for wanted in (name, plan_name):
+            if wanted and wanted != OFF:
+                model_named(played, wanted)
+        return played, banner + LESSON_TRY * repl
     from models.openai_chat import OpenAIChatModel
 
     model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key,
@@ -111,13 +116,13 @@ def checked_base_url(url: str) -> str:
 
 
 def open_model(script: Path | None, name: str | None, view: "ConsoleView", lesson: bool = False,
-               deadline: float = DEFAULT_DEADLINE_SECONDS) -> Model | None:
+               deadline: float = DEFAULT_DEADLINE_SECONDS, plan_name: str | None = None) -> Model | None:
     """The chosen model with its banner shown and its notices on the screen; None after an error.
 
     The error is one line on standard error: nothing has run yet.
     """
     try:
-        model, banner = choose_model(script, name, view.repl, lesson, deadline)
+        model, banner = choose_model(script, name, view.repl, lesson, deadline, plan_name)
     except ModelError as failure:
         print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
         return None

@@ -175,7 +175,8 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
     except (NotCalls, NoSuchSession) as failure:
         print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
         return 2
-    model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout)
+    model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout,
+                       plan_name=args.plan_model)
     if model is None:
         return 2
     plan_model = open_plan_model(args.plan_model, model)
