@@ -56,7 +56,8 @@ def test_doctor_names_a_base_url_without_a_key(server, workspace, capsys, monkey
 
 
 @pytest.mark.parametrize("url", ["localhost:11434/v1", "http://", "ftp://example.com/v1",
-                                 "http://host:99999/v1", "not a url"])
+                                 "http://host:99999/v1", "not a url", "http://local\nhost:1/v1",
+                                 "http://localhost:1/v1\n", "http://localhost:1/\tv1"])
 def test_an_invalid_base_url_is_one_line_before_anything_runs(url, workspace, capsys, monkeypatch):
     code, out, err = run_index(capsys, monkeypatch, "-p", "hi", OPENAI_BASE_URL=url)
     assert code == 2 and out == ""

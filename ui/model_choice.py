@@ -103,10 +103,15 @@ def open_plan_model(name: str | None, model: Model) -> str | None:
 
 
 def checked_base_url(url: str) -> str:
-    """OPENAI_BASE_URL as given, if it is an http(s) URL with a host; else a ModelError saying so."""
+    """OPENAI_BASE_URL as given, if it is an http(s) URL with a host; else a ModelError saying so.
+
+    urlsplit drops tabs and newlines where httpx refuses them, so any whitespace or control
+    character is refused here first.
+    """
     try:
         parts = urlsplit(url)
-        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        usable = (parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+                  and not any(character.isspace() or not character.isprintable() for character in url))
     except ValueError:
         usable = False
     if not usable:
