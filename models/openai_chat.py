@@ -9,7 +9,8 @@ the reply (models/stream.py). Around that, two loops the user can see:
 - a transient failure (HTTP 408/409/429/5xx, a dropped connection, a timeout,
   a stream cut off, stalled or garbled) is retried with backoff, each retry
   announced (`HTTP 429, retrying in 2 s, attempt 2/5`); after the last one, one
-  line says what happened.
+  line says what happened. A server on this machine that refuses the connection
+  is not listening: it is retried once (it may be starting), not four times.
 Each request is bounded in time and size (models/bounds.py): a first-byte and an
 idle timeout, a deadline over all its attempts, a cap on the reply's length.
 Everything else is a ModelError with one clear line; a context overflow is a
@@ -25,12 +26,14 @@ client's own retries are off, so that every retry is ours and visible.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import threading
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
+from urllib.parse import urlsplit
 
 from models.base import ContextOverflow, ModelError, Reply
 from models.bounds import CONNECT_SECONDS, DeadlinePassed, RequestBounds, StreamStalled
@@ -44,6 +47,7 @@ from models.wire import WireEncoder
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = (408, 409, 429)
 MAX_RETRY_AFTER = 60.0
+LOOPBACK_REFUSED_RETRIES = 1
 
 
 @dataclass(frozen=True)
@@ -55,11 +59,12 @@ class Notice:
 
 
 class _Transient(Exception):
-    """A failure worth retrying; `reason` is how the retry notice names it."""
+    """A failure worth retrying; `reason` is how the retry notice names it, `retries` caps its retries."""
 
-    def __init__(self, reason: str, final: str, retry_after: float | None = None):
+    def __init__(self, reason: str, final: str, retry_after: float | None = None,
+                 retries: int | None = None):
         super().__init__(reason)
-        self.reason, self.final, self.retry_after = reason, final, retry_after
+        self.reason, self.final, self.retry_after, self.retries = reason, final, retry_after, retries
 
 
 @dataclass
@@ -122,14 +127,16 @@ class OpenAIChatModel:
             try:
                 reply = self._adapting(messages, tools, on_text, deadline)
             except _Transient as failure:
-                if attempt > self.max_retries:
+                retries = self.max_retries if failure.retries is None else min(failure.retries,
+                                                                               self.max_retries)
+                if attempt > retries:
                     raise ModelError(failure.final) from None
                 delay = self._delay(attempt, failure.retry_after)
                 if self.bounds.clock() + delay >= deadline:
                     raise self._past_deadline(failure.reason) from None
                 attempt += 1
                 self.on_notice(Notice("retry", f"{failure.reason}, retrying in {_seconds(delay)}, "
-                                               f"attempt {attempt}/{self.max_retries + 1}"))
+                                               f"attempt {attempt}/{retries + 1}"))
                 self.sleep(delay)
                 continue
             except DeadlinePassed:
@@ -138,6 +145,18 @@ class OpenAIChatModel:
                 raise ModelError(f"{self.endpoint} sent a reply that does not end: {failure}, so "
                                  "the rest was not read (the model may be repeating itself).") from None
             return reply
+
+    def _refused_here(self, failure: BaseException) -> bool:
+        """Did a server on this machine refuse the connection (nothing listens on its port)?"""
+        host = urlsplit(self.endpoint).hostname or ""
+        try:
+            here = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            here = False
+        cause: BaseException | None = failure
+        while cause is not None and not isinstance(cause, ConnectionRefusedError):
+            cause = cause.__cause__ or cause.__context__
+        return here and cause is not None
 
     def _past_deadline(self, last: str) -> ModelError:
         tried = f" (last: {last})" if last else ""
@@ -210,9 +229,10 @@ class OpenAIChatModel:
             raise _Transient(f"no answer within {timeout.read:.3g} s",
                              f"{self.endpoint} did not answer in time, even after "
                              f"{self.max_retries} retries.") from None
-        except openai.APIConnectionError:
+        except openai.APIConnectionError as failure:
             raise _Transient("cannot connect", f"cannot connect to {self.endpoint}; check "
-                             "OPENAI_BASE_URL and that the server is running.") from None
+                             "OPENAI_BASE_URL and that the server is running.",
+                             retries=LOOPBACK_REFUSED_RETRIES if self._refused_here(failure) else None) from None
         except httpx2.TimeoutException:
             raise _Transient("the reply stream stalled",
                              f"{self.endpoint} stopped sending in the middle of its replies, "

@@ -106,3 +106,12 @@ def test_each_request_carries_the_history_as_it_is_now_however_it_changed(server
         sent.append(server.requests[-1]["messages"])
         assert sent[-1] == [{"role": "system", "content": f"prompt {len(sent) - 1}"}, *history]
     assert [len(messages) for messages in sent] == [2, 4, 2, 3]
+
+
+def test_a_refused_connection_on_this_machine_is_retried_once_not_four_times():
+    notices = []
+    model = OpenAIChatModel("m", "k", "http://127.0.0.1:9/v1", retry_delay=0.0)
+    model.on_notice = notices.append
+    with pytest.raises(ModelError, match="cannot connect to http://127.0.0.1:9/v1"):
+        model.complete(MESSAGES, [], lambda piece: None)
+    assert [notice.text for notice in notices] == ["cannot connect, retrying in 0.0 s, attempt 2/2"]
