@@ -194,3 +194,17 @@ def test_headless_answers_permission_questions_no_unless_yolo(workspace):
     assert not (workspace / "out.txt").exists()
     allowed = run_index(workspace, "--script", "w.json", "--mode", "yolo", "-p", "write")
     assert allowed.returncode == 0 and (workspace / "out.txt").read_text() == "x"
+
+
+def test_a_write_says_it_appended_or_changed_nothing_rather_than_overwrote(workspace):
+    (workspace / "stepagent_lesson.txt").write_text("kept\n")
+    done = run_index(workspace, "-p", "add a greeting file", "--approve-plan=yolo")
+    assert done.returncode == 0, done.stderr
+    assert "Appended 1 line to stepagent_lesson.txt: 2 lines now" in done.stderr, done.stderr
+    again = json.dumps([{"text": "", "tool_calls": [{"name": "Write", "arguments": {
+        "file_path": "stepagent_lesson.txt", "content": (workspace / "stepagent_lesson.txt").read_text()}}]},
+        {"text": "done"}])
+    (workspace.parent / "same.json").write_text(again)
+    same = run_index(workspace, "--script", str(workspace.parent / "same.json"), "--mode", "yolo", "-p", "x")
+    assert "Unchanged stepagent_lesson.txt: the same 2 lines it held" in same.stderr, same.stderr
+    assert "Overwrote" not in done.stderr + same.stderr

@@ -64,6 +64,29 @@ def replaced_plainly(text: str, old: str, new: str, every: bool) -> tuple[str, i
     return text.replace(old, new, -1 if every else 1), text.count(old) if old else 0
 
 
+def written(name: str, existed: bool, before: str | None, content: str) -> str:
+    """What a Write did to the file, from whether it existed and its text before (None: not known)."""
+    lines = counted(len(content.splitlines()), "line")
+    if not existed:
+        return f"Created {name}: {lines}"
+    if before is None:
+        return f"Overwrote {name}: {lines}"
+    if before == content:
+        return f"Unchanged {name}: the same {lines} it held"
+    if before and content.startswith(before):
+        return f"Appended {counted(len(content[len(before):].splitlines()), 'line')} to {name}: {lines} now"
+    return f"Overwrote {name}: {lines}"
+
+
+def _text_before(path: Path, read_capped: Reader) -> str | None:
+    """The file's text before a Write; None when there is none or it cannot be read whole."""
+    try:
+        text, cut = read_capped(path)
+    except OSError:
+        return None
+    return None if cut else text
+
+
 def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
                     replace: Replace = replaced_plainly) -> list[Tool]:
     """Read, Write and Edit in the workspace, reading with `read_capped` and replacing with `replace`."""
@@ -94,15 +117,13 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
         path = resolve(workspace, args["file_path"])
         if refusal := outside_workspace(workspace, path):
             return error(refusal)
-        existed = path.exists()
+        existed, before = path.exists(), _text_before(path, read_capped)
         try:
             write_atomically(path, args["content"])
         except OSError as exc:
             return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
-        verb = "Overwrote" if existed else "Created"
-        return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).",
-                          summary=f"{verb} {shown(workspace, path)}: "
-                                  f"{counted(len(args['content'].splitlines()), 'line')}")
+        said = written(shown(workspace, path), existed, before, args["content"])
+        return ToolResult(f"{said} ({len(args['content'])} characters).", summary=said)
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])
