@@ -99,6 +99,7 @@ def test_a_plan_left_pending_by_p_is_reviewed_by_plan_approve_after_a_resume(wor
     assert outcome.send.startswith(APPROVED) and not resumed.state.plan_mode
     assert [(r.number, r.outcome) for r in store.revisions(left)] == [(1, "approve")]
     assert plan_files(workspace)[0].read_text() == PLAN
+    assert run_slash_command("/plan show", live).message == "Plan revision 1 (approved)"
 
 
 def test_rewind_names_the_approval_handed_over_not_as_your_words(workspace, store):

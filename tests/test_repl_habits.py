@@ -92,7 +92,7 @@ def test_usage_counts_reported_tokens(workspace, tmp_path):
     from agent.events import TokensUsed
     session.state.events.emit(TokensUsed(1200, 30, 1000))
     shown = run_slash_command("/usage", live).message
-    assert "tokens in 1,200 (1,000 cached) · out 30" in shown and "context 0% (1,230 of 128,000" in shown
+    assert "tokens in 1,200 (1,000 cached) · out 30 over 1 reply;" in shown and "context 0% (1,230 of 128,000" in shown
 
 
 def test_usage_with_a_model_that_reports_none_says_so_without_counting_zero_replies(workspace, tmp_path):

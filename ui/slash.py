@@ -22,6 +22,7 @@ from settings.listing import hook_lines, rule_lines
 from settings.schema import Settings
 from session.plan_revisions import pending_plan, saved_plan
 from step42_plan_mode.lesson_model import LessonModel
+from tools.base import counted
 from tools.plan_mode import EXIT_PLAN_MODE
 from tools.todos import todos_of
 from ui.console import todo_line
@@ -90,7 +91,7 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         if not usage.reported:
             return SlashOutcome(f"This session: {session.agent.model.name} reports no token usage, so "
                                 f"none is counted; {session.context_line()}, estimated from the text.")
-        return SlashOutcome(f"This session: {usage.line()} over {usage.replies} replies; "
+        return SlashOutcome(f"This session: {usage.line()} over {counted(usage.replies, 'reply')}; "
                             f"{session.context_line()}.")
     if name == "/diff":
         return SlashOutcome(safe(session.changes.diff()) or "No file changed by Write or Edit yet "
@@ -148,6 +149,12 @@ def _model(session: Session, name: str) -> SlashOutcome:
     return SlashOutcome(message, is_error=failed)
 
 
+REVIEWED = {"approve": "approved", "cleared": "approved, built in a fresh conversation",
+            "reject": "rejected", "feedback": "not approved: feedback given", "save": "saved for later",
+            "left": "not approved: left", "interrupted": "not answered: interrupted",
+            "error": "not answered: the review failed"}
+
+
 def _show_plan(session: Session) -> SlashOutcome:
     """The pending plan if there is one, else the latest reviewed or saved plan, exactly as written."""
     revisions = session.journal.revisions
@@ -157,7 +164,8 @@ def _show_plan(session: Session) -> SlashOutcome:
                             "reviews it)", plan=pending.plan)
     if revisions:
         last = revisions[-1]
-        return SlashOutcome(f"Plan revision {last.number} ({last.outcome})", plan=last.plan)
+        return SlashOutcome(f"Plan revision {last.number} ({REVIEWED.get(last.outcome, last.outcome)})",
+                            plan=last.plan)
     saved = saved_plan(session.agent.workspace, session.agent.state.session_id)
     if saved is not None:
         return SlashOutcome(f"The plan saved at {saved}", plan=saved.read_text(errors="replace"))
