@@ -30,8 +30,9 @@ QUIZZES: dict[str, Callable[[], list[Question]]] = {"plan": plan_questions, "bas
 def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> int:
     """Ask each question, explain after each answer, print the score; returns the score.
 
-    Text is wrapped at word boundaries to the terminal's width; an answer that is
-    not one of the letters offered is asked again.
+    Text is wrapped at word boundaries to the terminal's width; an answer is a letter
+    offered, or the start of the one choice's first word it begins (y or yes, n or no);
+    anything else is asked again.
     """
     width = min(shutil.get_terminal_size((80, 24)).columns, MAX_WIDTH)
     score = answered = 0
@@ -41,7 +42,7 @@ def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> in
         letters = "abcd"[:len(question.choices)]
         for letter, choice in zip(letters, question.choices):
             print(textwrap.fill(choice, width, initial_indent=f"  {letter}) ", subsequent_indent="     "))
-        answer = _letter(ask, letters)
+        answer = _letter(ask, letters, question.choices)
         if answer is None:
             print()
             break
@@ -54,8 +55,9 @@ def run_quiz(questions: list[Question], ask: Callable[[str], str] = input) -> in
     return score
 
 
-def _letter(ask: Callable[[str], str], letters: str) -> str | None:
-    """One of `letters`, asked until the answer is one; None at the end of input."""
+def _letter(ask: Callable[[str], str], letters: str, choices: tuple[str, ...]) -> str | None:
+    """One of `letters`, asked until the answer is one (or names one choice); None at the end of input."""
+    words = [choice.lower().replace(",", " ").split()[0] for choice in choices]
     while True:
         try:
             answer = ask("Your answer: ").strip().lower()
@@ -63,6 +65,9 @@ def _letter(ask: Callable[[str], str], letters: str) -> str | None:
             return None
         if len(answer) == 1 and answer in letters:
             return answer
+        named = [letter for letter, word in zip(letters, words) if answer and word.startswith(answer)]
+        if len(named) == 1:
+            return named[0]
         print(f"Please answer with one letter: {', '.join(letters)}.")
 
 

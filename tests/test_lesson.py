@@ -79,6 +79,11 @@ def test_both_quizzes_run_from_the_command_line():
         assert done.returncode == 0 and "Score: " in done.stdout and "/2" in done.stdout
 
 
+def test_the_bash_quiz_takes_y_or_no_for_its_yes_no_question():
+    done = quiz("bash", "-n", "2", "--seed", "3", answers="y\nno\n")
+    assert done.returncode == 0 and "Please answer" not in done.stdout and "Score: " in done.stdout
+
+
 def test_a_quiz_left_early_scores_only_what_was_answered():
     done = quiz("plan", "-n", "5", "--seed", "1", answers="a\n")
     assert done.returncode == 0 and "/1 (stopped after 1 of 5 questions)" in done.stdout
