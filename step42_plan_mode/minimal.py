@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
     state = AppState(permission_mode=PermissionMode.EDIT)
     state.events.subscribe(show)
     agent = assemble(Path.cwd(), state, load_lesson(runs_in="minimal"), present, approve)
-    agent.on_text = lambda piece: print(piece, end="", flush=True)
+    agent.on_text = lambda piece: print(piece.replace("**", ""), end="", flush=True)  # plain, not markdown
     agent.on_reply_end = print
     outcome = agent.run_turn(" ".join(argv) or REQUEST)
     print(f"[turn {outcome.ending}{': ' + outcome.error if outcome.error else ''}]")

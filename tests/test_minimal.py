@@ -52,6 +52,7 @@ def test_y_approves_the_plan_and_the_file_is_written_after_it(tmp_path):
     assert ran.stdout.index("Write deny: Denied by plan-mode-guard") < ran.stdout.index("--- plan ---")
     assert "Bash deny: Denied by plan-mode-guard" in ran.stdout
     assert "no tool named" not in ran.stdout, "the lesson calls only the tools the core offers"
+    assert "**" not in ran.stdout and "[lesson script]" in ran.stdout, "plain text: nothing renders markdown here"
     assert "-p" not in ran.stdout.splitlines()[-2], "the last words name this driver, not -p"
 
 

@@ -64,27 +64,13 @@ def replaced_plainly(text: str, old: str, new: str, every: bool) -> tuple[str, i
     return text.replace(old, new, -1 if every else 1), text.count(old) if old else 0
 
 
-def written(name: str, existed: bool, before: str | None, content: str) -> str:
-    """What a Write did to the file, from whether it existed and its text before (None: not known)."""
-    lines = counted(len(content.splitlines()), "line")
-    if not existed:
-        return f"Created {name}: {lines}"
-    if before is None:
-        return f"Overwrote {name}: {lines}"
-    if before == content:
-        return f"Unchanged {name}: the same {lines} it held"
+def written(name: str, before: str | None, content: str) -> str:
+    """What a Write did to the file, from its whole text before (None: there was none)."""
+    lines, added = counted(len(content.splitlines()), "line"), content[len(before or ""):]
     if before and content.startswith(before):
-        return f"Appended {counted(len(content[len(before):].splitlines()), 'line')} to {name}: {lines} now"
-    return f"Overwrote {name}: {lines}"
-
-
-def _text_before(path: Path, read_capped: Reader) -> str | None:
-    """The file's text before a Write; None when there is none or it cannot be read whole."""
-    try:
-        text, cut = read_capped(path)
-    except OSError:
-        return None
-    return None if cut else text
+        return (f"Unchanged {name}: the same {lines} it held" if before == content else
+                f"Appended {counted(len(added.splitlines()), 'line')} to {name}: {lines} now")
+    return f"{'Created' if before is None else 'Overwrote'} {name}: {lines}"
 
 
 def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
@@ -117,12 +103,15 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
         path = resolve(workspace, args["file_path"])
         if refusal := outside_workspace(workspace, path):
             return error(refusal)
-        existed, before = path.exists(), _text_before(path, read_capped)
+        try:  # a file that cannot be read whole before is overwritten, whatever it held
+            before, cut = read_capped(path) if path.exists() else (None, False)
+        except OSError:
+            before, cut = "", True
         try:
             write_atomically(path, args["content"])
         except OSError as exc:
             return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
-        said = written(shown(workspace, path), existed, before, args["content"])
+        said = written(shown(workspace, path), "" if cut else before, args["content"])
         return ToolResult(f"{said} ({len(args['content'])} characters).", summary=said)
 
     def edit(args: dict[str, Any]) -> ToolResult:
