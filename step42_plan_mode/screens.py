@@ -43,6 +43,7 @@ def screen_at_question(turns: list[dict], planning: bool, title: str) -> str:
     console = Console(record=True, width=WIDTH, force_terminal=True, color_system="truecolor",
                       no_color=False, file=io.StringIO())
     view = ConsoleView(console, stream_markdown=False)
+    view.ticker.console = Console(file=io.StringIO())  # the spinner is erased: no picture shows it
     shots: list[str] = []
 
     def ask(question: str, **options: object) -> str:

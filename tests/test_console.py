@@ -98,10 +98,10 @@ def test_a_failure_is_red_with_its_text_and_a_denial_shows_its_reason():
     view.on_event(ToolFinished("Read", {}, "", "Cannot read missing.txt: No such file.", True))
     view.on_event(ToolRequested("Write", {"file_path": "a.txt"}))
     view.on_event(ToolDecision("Write", {}, "deny", "plan-mode-guard",
-                               "Denied by plan-mode-guard (rule: Write writes to the workspace)."))
+                               "Denied by plan-mode-guard (rule: writes files)."))
     raw = out.getvalue()
     assert re.search(r"\x1b\[31m[^\x1b]*Cannot read missing.txt", raw)
-    assert "denied by plan-mode-guard" in plain(out) and "rule: Write writes to the workspace" in plain(out)
+    assert "denied by plan-mode-guard" in plain(out) and "rule: writes files" in plain(out)
     assert "allowed" not in plain(out)
 
 

@@ -128,7 +128,7 @@ def test_offline_lesson_runs_headless_without_a_key_and_changes_nothing(workspac
     assert done.returncode == 4, done.stderr
     assert "offline lesson model" in done.stderr
     assert "denied by plan-mode-guard" in done.stderr
-    assert "rule: Write writes to the workspace" in done.stderr and "'Write'" not in done.stderr
+    assert "rule: writes files" in done.stderr and "'Write'" not in done.stderr
     assert "## Plan" in done.stdout, "the unapproved plan is the headless answer"
     assert list(workspace.iterdir()) == []
 

@@ -114,7 +114,7 @@ class Tool:
             return Judgement(True)
         if self.judge is not None:
             return self.judge(args)
-        return Judgement(False, rule=f"{self.name} writes to the workspace")
+        return Judgement(False, rule="writes files")
 
 
 @dataclass(frozen=True)

@@ -270,6 +270,7 @@ class ConsoleView:
 
     def show_request(self, request: PermissionRequest) -> None:
         """What a call will run or change, and why the user is asked, before the question."""
+        self.ticker.stop()
         if request.preview is not None:
             self._previewed = True
             self.console.print(Panel(render_preview(request.preview), border_style="yellow",
@@ -292,6 +293,7 @@ class ConsoleView:
 
     def show_plan(self, plan: str, title: str = "Plan for approval") -> None:
         """The plan for review, in a panel, exactly as written: what is approved is what was shown."""
+        self.ticker.stop()
         self.console.print(Panel(verbatim_markdown(plan), title=title, border_style="magenta"))
         warning = invisible_warning(plan, "plan", "What is approved holds them as shown.")
         if warning:

@@ -40,8 +40,9 @@ def startup_line(session: Session, sandbox: str) -> str:
 
 def run_repl(session: Session, view: ConsoleView, prompt: PromptSession, first_message: str = "",
              callbacks: UICallbacks | None = None, typed: list[str | None] | None = None) -> int:
-    """Run the REPL until the user leaves; `first_message` is run before the first prompt,
-    as a line typed there (a slash command or a message to the model).
+    """Run the REPL until the user leaves, starting with `first_message` as if typed at the prompt.
+
+    `first_message` may be a slash command or a message to the model.
 
     `callbacks` are the questions' (ui/callbacks.py): after a turn the REPL reads how the
     plan review ended, and whether /exit was typed at a question. `typed` holds what was
