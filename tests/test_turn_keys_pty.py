@@ -15,6 +15,7 @@ import shutil
 import threading
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from session.store import SessionStore
@@ -129,6 +130,8 @@ def test_text_typed_during_a_turn_is_shown_and_kept_after_ctrl_c(repl, workspace
     terminal.expect_text(after_ctrl_c)
     terminal.send("\r")
     terminal.expect_text("Done.")
+    terminal.sendline("/exit")  # the store is read once stepagent has ended, every write made
+    terminal.expect(pexpect.EOF)
     assert user_messages() == ["go", sent]
 
 
