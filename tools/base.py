@@ -145,8 +145,6 @@ class QuestionLeft(Exception):
 
 def counted(count: int, noun: str) -> str:
     """`1 line`, `2 lines`, `3 matches`: a count with its noun in the right number."""
-    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
-        return f"{count} {noun if count == 1 else noun[:-1] + 'ies'}"
     plural = noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
     return f"{count} {noun if count == 1 else plural}"
 

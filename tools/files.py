@@ -64,15 +64,6 @@ def replaced_plainly(text: str, old: str, new: str, every: bool) -> tuple[str, i
     return text.replace(old, new, -1 if every else 1), text.count(old) if old else 0
 
 
-def written(name: str, before: str | None, content: str) -> str:
-    """What a Write did to the file, from its whole text before (None: there was none)."""
-    lines, added = counted(len(content.splitlines()), "line"), content[len(before or ""):]
-    if before and content.startswith(before):
-        return (f"Unchanged {name}: the same {lines} it held" if before == content else
-                f"Appended {counted(len(added.splitlines()), 'line')} to {name}: {lines} now")
-    return f"{'Created' if before is None else 'Overwrote'} {name}: {lines}"
-
-
 def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
                     replace: Replace = replaced_plainly) -> list[Tool]:
     """Read, Write and Edit in the workspace, reading with `read_capped` and replacing with `replace`."""
@@ -103,16 +94,15 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
         path = resolve(workspace, args["file_path"])
         if refusal := outside_workspace(workspace, path):
             return error(refusal)
-        try:  # a file that cannot be read whole before is overwritten, whatever it held
-            before, cut = read_capped(path) if path.exists() else (None, False)
-        except OSError:
-            before, cut = "", True
+        existed = path.exists()
         try:
             write_atomically(path, args["content"])
         except OSError as exc:
             return error(f"Cannot write {shown(workspace, path)}: {exc.strerror}.")
-        said = written(shown(workspace, path), "" if cut else before, args["content"])
-        return ToolResult(f"{said} ({len(args['content'])} characters).", summary=said)
+        verb = "Overwrote" if existed else "Created"
+        return ToolResult(f"{verb} {shown(workspace, path)} ({len(args['content'])} characters).",
+                          summary=f"{verb} {shown(workspace, path)}: "
+                                  f"{counted(len(args['content'].splitlines()), 'line')}")
 
     def edit(args: dict[str, Any]) -> ToolResult:
         path = resolve(workspace, args["file_path"])

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from tools.base import Preview, ToolResult
+from tools.base import Preview, ToolResult, counted
 from tools.files import Reader, Replace, replaced_plainly
 from tools.workspace import outside_workspace, resolve, shown
 
@@ -47,25 +47,38 @@ def preview_layer(agent: "Agent", read_capped: Reader, edit_replace: Replace = r
 
 
 def with_change(handler: Callable[[dict[str, Any]], ToolResult],
-                show: Callable[[Preview, ToolResult], ToolResult],
+                show: Callable[[Preview, ToolResult, str | None, str], ToolResult],
                 workspace: Path, read_capped: Reader, args: dict[str, Any]) -> ToolResult:
     """The handler's result, with the diff of the file's bytes before and after it, when it succeeded."""
     path = resolve(workspace, args["file_path"])
     inside = not outside_workspace(workspace, path)
-    before = current_text(path, read_capped) if inside and path.exists() else ""
+    existed = inside and path.exists()
+    before = current_text(path, read_capped) if existed else ""
     result = handler(args)
     after = current_text(path, read_capped) if inside else None
     if result.is_error or before is None or after is None:
         return result
-    return show(diff_preview(before, after, shown(workspace, path)), result)
+    change = diff_preview(before, after, shown(workspace, path))
+    return show(change, result, before if existed else None, after)
 
 
-def written(change: Preview, result: ToolResult) -> ToolResult:
-    """A Write's result with the diff it made."""
-    return replace(result, change=change.text)
+def written(change: Preview, result: ToolResult, before: str | None, after: str) -> ToolResult:
+    """A Write's result with the diff it made, and what it did: created, appended, unchanged, overwrote."""
+    said = what_was_written(change.path, before, after)
+    return replace(result, content=f"{said} ({len(after)} characters).", summary=said,
+                   change=change.text)
 
 
-def edited(change: Preview, result: ToolResult) -> ToolResult:
+def what_was_written(name: str, before: str | None, content: str) -> str:
+    """What a Write did to the file, from its whole text before (None: there was none)."""
+    lines, added = counted(len(content.splitlines()), "line"), content[len(before or ""):]
+    if before and content.startswith(before):
+        return (f"Unchanged {name}: the same {lines} it held" if before == content else
+                f"Appended {counted(len(added.splitlines()), 'line')} to {name}: {lines} now")
+    return f"{'Created' if before is None else 'Overwrote'} {name}: {lines}"
+
+
+def edited(change: Preview, result: ToolResult, before: str | None, after: str) -> ToolResult:
     """An Edit's result with the diff it made, and its line counts in its one line."""
     return replace(result, change=change.text,
                    summary=f"Edited {change.path}: +{change.added} −{change.removed}")

@@ -91,7 +91,8 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
         if not usage.reported:
             return SlashOutcome(f"This session: {session.agent.model.name} reports no token usage, so "
                                 f"none is counted; {session.context_line()}, estimated from the text.")
-        return SlashOutcome(f"This session: {usage.line()} over {counted(usage.replies, 'reply')}; "
+        replies = "1 reply" if usage.replies == 1 else f"{usage.replies} replies"
+        return SlashOutcome(f"This session: {usage.line()} over {replies}; "
                             f"{session.context_line()}.")
     if name == "/diff":
         return SlashOutcome(safe(session.changes.diff()) or "No file changed by Write or Edit yet "
