@@ -32,7 +32,7 @@ ENVIRONMENT = f"""environment:
   STEPAGENT_HOME   where sessions, history, memory and checkpoints live (default: ~/.stepagent)
   STEPAGENT_BUSY_TIMEOUT  seconds a write to the session store waits while another stepagent
                    writes to it, before going on in memory (default: {BUSY_TIMEOUT_SECONDS:g})
-  EDITOR           what /memory NAME opens"""
+  VISUAL, EDITOR   what /memory NAME and Ctrl+G at the plan review open (default: vi)"""
 
 EXIT_CODES = """exit codes:
   0    answered (-p), or the REPL, --resume list, --export-html, --doctor or --check ended well

@@ -32,7 +32,8 @@ HELP = """Commands:
   /export [--html] [FILE]  this session as markdown (--html: one HTML page) to FILE or .stepagent/exports/
   /help          this help
   /exit          leave (Ctrl-D works too)
-Keys: Shift+Tab cycles plan → build → edit → yolo; Ctrl-C cancels the running turn."""
+Keys: Shift+Tab cycles plan → build → edit → yolo; Esc then Enter starts a new line;
+      Ctrl-C cancels the running turn."""
 
 
 def command_names() -> list[str]:
