@@ -37,6 +37,15 @@ def test_a_start_of_the_id_without_sess_resumes_it_in_the_repl_and_from_the_comm
     assert f"Resumed {wanted}" in resumed.stderr
 
 
+def test_a_fork_by_a_start_of_the_id_names_the_whole_id_it_copied(workspace, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    wanted = stored_session(workspace, store, "what does app.py do?")
+    short = wanted.removeprefix("sess_")[:6]
+    _, live = journaled(workspace, store, [])
+    outcome = run_slash_command(f"/fork {short}", live)
+    assert not outcome.is_error and outcome.message.startswith(f"Forked {wanted} into "), outcome.message
+
+
 def test_resume_never_picks_a_session_of_another_workspace(workspace, tmp_path):
     store = SessionStore(tmp_path / "sessions.db")
     other = tmp_path / "other"

@@ -248,6 +248,7 @@ def _fork(session: Session, session_id: str) -> SlashOutcome:
     if not session_id:
         return SlashOutcome("Name the session to fork: /fork ID (/resume lists them).", is_error=True)
     try:
+        session_id = session.find(session_id)
         fork_id = session.fork(session_id)
     except StoreUnavailable as failure:
         return SlashOutcome(f"{failure}. This session goes on unchanged.", is_error=True)
