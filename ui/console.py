@@ -1,11 +1,12 @@
 """What the user sees: streamed markdown, each tool call and its outcome, the plan panel.
 
 A tool call is drawn in the order things happen: `● Tool(args)` the moment it
-arrives (with a spinner naming the hook or the tool running, until the result), then (if the user must answer) what it will run or change and the
-question, then who allowed or denied it and why, then one line saying what it
-did: lines read, +a −b, matches, the exit code and the last lines of a
-command's output, or the error in red; a Write or Edit nobody was asked about
-(edit mode, yolo, a session rule) shows the diff it made under that line. Everything here writes to one rich
+arrives (with a spinner naming the hook or the tool running, until the result),
+then (if the user must answer) what it will run or change and the question, then
+who allowed or denied it and why, then one line saying what it did: lines read,
++a −b, matches, the exit code and the last lines of a command's output, or the
+error in red; a Write or Edit nobody was asked about (edit mode, yolo, a session
+rule) shows the diff it made under that line. Everything here writes to one rich
 Console (stderr in headless mode, so stdout carries only the final answer).
 Whatever the model, a file or a command wrote is drawn through ui/safe_text.py,
 so it cannot redraw the screen. A sub-agent's calls are drawn one line each,

@@ -129,9 +129,12 @@ def after_first_draw(prompt: PromptSession, action: Callable[[], None]) -> None:
             whole.set()
         if not started:
             started = True
-            patience = renderer.CPR_TIMEOUT
-            threading.Thread(target=lambda: (whole.wait(patience), action()), name="after-first-draw",
+            threading.Thread(target=when_whole, args=(renderer.CPR_TIMEOUT,), name="after-first-draw",
                              daemon=True).start()
+
+    def when_whole(patience: float) -> None:
+        whole.wait(patience)
+        action()
 
     prompt.app.after_render += drawn
 
