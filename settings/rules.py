@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hooks.session_rules import simple_words
+from tools.quiet_links import real_path
 
 Kind = Literal["allow", "ask", "deny"]
 KINDS: tuple[Kind, ...] = ("deny", "ask", "allow")  # the order rules are consulted in
@@ -182,7 +183,7 @@ def covers_path(specifier: str, argument: str, places: Places, cautious: bool,
     given = Path(argument).expanduser()
     written = Path(os.path.normpath(given if given.is_absolute() else places.workspace / given))
     try:
-        real = written.resolve()
+        real = real_path(written)
     except (OSError, RuntimeError):
         real = written
     probe = "/\0" if searches else ""

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from tools.leases import lease_on, leases
+from tools.quiet_links import real_path
 from tools.quiet_walk import walk
 from tools.safe_read import pseudo_filesystem, read_bytes_capped
 from tools.workspace import in_kernel_folder
@@ -87,7 +88,7 @@ def _stray_git_file(repository: Path, cwd: Path, held: dict[tuple[int, int], int
     starts with a dot and to `cwd` otherwise."""
     dot_git = repository / ".git"
     try:
-        kind = os.stat(dot_git).st_mode
+        kind = os.stat(real_path(dot_git)).st_mode
     except OSError:
         return ""
     if stat.S_ISDIR(kind):
@@ -100,7 +101,7 @@ def _stray_git_file(repository: Path, cwd: Path, held: dict[tuple[int, int], int
     real = cwd / os.fsdecode(line[len(GITDIR):])
     commondir = real / "commondir"
     try:
-        os.stat(commondir)
+        os.stat(real_path(commondir))
     except OSError:
         return ""
     line, why = _first_line(commondir, held)
@@ -116,7 +117,7 @@ def _first_line(path: Path, held: dict[tuple[int, int], int]) -> tuple[bytes | N
     if why:
         return None, why
     try:
-        data, cut = read_bytes_capped(path, FIRST_LINE_BYTES)
+        data, cut = read_bytes_capped(real_path(path), FIRST_LINE_BYTES)
     except OSError as failure:
         return None, f"{path} could not be checked ({failure.strerror or failure})"
     line, newline, _ = data.partition(b"\n")
@@ -133,14 +134,16 @@ def _problem(path: Path, held: dict[tuple[int, int], int]) -> str:
     """'' when `path` is missing or safe to open, else the path and why it is not."""
     if not os.path.lexists(path):
         return ""
-    target = Path(os.path.realpath(path))
+    target = real_path(path)  # a link into /proc/self leads to the resolver's /proc/PID: refused too
+    if in_kernel_folder(target):
+        return f"{path} leads to {target}, a kernel file that acts when read"
     try:
-        info = os.stat(path)
+        info = os.stat(target)
     except OSError:
         return ""
     if not stat.S_ISREG(info.st_mode):
         return f"{path} leads to {target}, which is not a regular file"
-    if in_kernel_folder(target) or pseudo_filesystem(target):
+    if pseudo_filesystem(target):
         return f"{path} leads to {target}, a kernel file that acts when read"
     leased = lease_on(info, held)
     return f"{path}: {leased}" if leased else ""

@@ -24,21 +24,22 @@ FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
     """What os.walk(top) yields, each folder listed without moving its access time where allowed.
 
-    As os.walk walks by default: top down, links listed but not followed, unreadable folders skipped."""
+    As os.walk walks by default: top down, links not followed, unreadable folders skipped; but a
+    link is listed among the files even where it leads to a folder: telling would follow it, and
+    following a link moves its access time (quiet_links.py)."""
     pending = [os.fspath(top)]
     while pending:
         folder = pending.pop()
         listed = _listing(folder)
         if listed is None:
             continue
-        folders, files, links = listed
+        folders, files = listed
         yield folder, folders, files
-        pending += [os.path.join(folder, name) for name in reversed(folders) if name not in links]
+        pending += [os.path.join(folder, name) for name in reversed(folders)]
 
 
-def _listing(folder: str) -> tuple[list[str], list[str], set[str]] | None:
-    """The names of `folder`'s subfolders (links to folders among them), of its other entries,
-    and of its links to folders."""
+def _listing(folder: str) -> tuple[list[str], list[str]] | None:
+    """The names of `folder`'s subfolders, and of its other entries (links among them)."""
     try:
         try:
             descriptor = os.open(folder, FOLDER | NOATIME)
@@ -46,19 +47,17 @@ def _listing(folder: str) -> tuple[list[str], list[str], set[str]] | None:
             descriptor = os.open(folder, FOLDER)
     except OSError:
         return None
-    folders, files, links = [], [], set()
+    folders, files = [], []
     try:
         with os.scandir(descriptor) as entries:
             for entry in entries:
                 try:
-                    is_folder = entry.is_dir()
+                    is_folder = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     is_folder = False
                 (folders if is_folder else files).append(entry.name)
-                if is_folder and entry.is_symlink():
-                    links.add(entry.name)
     except OSError:
         return None
     finally:
         os.close(descriptor)
-    return folders, files, links
+    return folders, files

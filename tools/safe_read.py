@@ -1,8 +1,9 @@
 """Reading a file a model named without acting on it: the file tools' hardening layer.
 
 `hardened_reads_layer` rebuilds Read, Write and Edit (and their previews) with
-`read_capped` as their reader, in place of the core's plain one; the /diff
-tracker, compaction and memory read with it too.
+`read_capped` as their reader, in place of the core's plain one, and hands Read
+its path with the links already followed (tools/quiet_links.py, which moves no
+link's access time); the /diff tracker, compaction and memory read with it too.
 
 Read, the previews of Write and Edit, Edit itself and the /diff tracker all read
 files whose names came from the model, in the stepagent process itself, outside
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING
 from tools import linux_only
 from tools.files import MAX_READ_BYTES, make_file_tools
 from tools.leases import lease_on
+from tools.quiet_links import with_real_path
 from tools.read_view import read_through_view, view_reader
 
 if TYPE_CHECKING:
@@ -58,7 +60,9 @@ _STATFS_BUFFER = 256  # larger than struct statfs on every Linux ABI; f_type is 
 
 def hardened_reads_layer(agent: "Agent") -> None:
     """The layer: the agent's Read, Write and Edit read host files only the safe way."""
-    agent.executor.tools.update({tool.name: tool for tool in make_file_tools(agent.workspace, read_capped)})
+    tools = {tool.name: tool for tool in make_file_tools(agent.workspace, read_capped)}
+    tools["Read"] = with_real_path(tools["Read"], agent.workspace)
+    agent.executor.tools.update(tools)
 
 
 class NotARegularFile(OSError):

@@ -39,7 +39,8 @@ from tools.bash.sandbox.status import Layers, detect_layers
 from tools.ignore_files import ignore_tree, read_as_ignore_file, stray_ignore_file
 from tools.leases import lease_on, leased_in
 from tools.ripgrep import LINES, NAMED_LINES, NAMES, TIMEOUT_SECONDS, Found, ripgrep, run_ripgrep
-from tools.workspace import in_kernel_folder, resolve, shown
+from tools.quiet_links import resolve_quietly
+from tools.workspace import in_kernel_folder, shown
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -163,7 +164,7 @@ def make_search_tools(workspace: Path, layers: Callable[[], Layers] = detect_lay
 
     A file for which `hidden` is true is left out of what they show."""
     def where(args: dict[str, Any]) -> Path:
-        return resolve(workspace, args.get("path") or ".")
+        return resolve_quietly(workspace, args.get("path") or ".")
 
     def search(arguments: list[str], cwd: Path, leased: list[Path], ends: bytes) -> Found:
         ignore_file = next((path for path in leased if read_as_ignore_file(path)), None)

@@ -114,7 +114,8 @@ def layer_rows(layers: Layers) -> list[LayerRow]:
                  "that escapes the call's group can outlive it, reading a file (Bash, Grep, Glob, "
                  "rewind's checkpoint before each prompt"
                  + ("" if layers.root else ", and Read of a file another user owns")
-                 + ") can update its access time; git commands that can run a "
+                 + ") can update its access time, as following a symbolic link can update the "
+                 "link's; git commands that can run a "
                  "repository-configured program are refused while planning and asked about in "
                  "build mode, and so are Grep and Glob in a tree "
                  "whose ignore files lead to a FIFO, a device or a kernel file"),
