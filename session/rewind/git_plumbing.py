@@ -46,7 +46,13 @@ IDENTITY = {"GIT_AUTHOR_NAME": "stepagent", "GIT_AUTHOR_EMAIL": "stepagent@local
 
 
 class GitFailed(Exception):
-    """A git command of the shadow repository failed; the message has git's own words."""
+    """A git command of the shadow repository failed; the message has git's own words.
+
+    The message holds the last line git wrote on its error output; `said` holds all of it."""
+
+    def __init__(self, message: str, said: str = ""):
+        super().__init__(message)
+        self.said = said
 
 
 class GitStuck(GitFailed):
@@ -99,8 +105,9 @@ class Git:
             if ruleset:
                 ruleset.close()
         if done.returncode != 0:
-            said = done.stderr.decode(errors="replace").strip().splitlines()
-            raise GitFailed(f"git {args[0]} failed: {said[-1] if said else f'exit {done.returncode}'}")
+            said = done.stderr.decode(errors="replace").strip()
+            last = said.splitlines()[-1] if said else f"exit {done.returncode}"
+            raise GitFailed(f"git {args[0]} failed: {last}", said)
         return done.stdout
 
     def _drop_unfinished(self) -> None:

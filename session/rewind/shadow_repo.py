@@ -19,7 +19,8 @@ dropped; both are sorted out again only when the rules may have changed (a
 The user's `.git` is only read (its exclude file, and its index by
 `git ls-files`); nothing in it is written. A workspace that is not a git
 repository works the same. A file another process holds a lease on is left out
-(opening it would signal that process), and git's runs that read the workspace
+(opening it would signal that process), as is a nested repository with no commit yet
+(`git init sub`: git refuses a whole snapshot that holds one), and git's runs that read the workspace
 are confined as plan mode's reads are (git_plumbing.py).
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +45,7 @@ LOOSE_LIMIT = 2000
 
 
 GITLINK = "160000"
+NO_COMMIT_YET = re.compile(r"^error: '(.+)/' does not have a commit checked out$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ class ShadowRepo:
         self._rules: tuple = ()
         self._heads: dict[str, str] = {}
         self._stuck = ""
+        self._no_commit_yet: set[str] = set()
 
     def snapshot(self) -> str:
         """Record the workspace's files now; returns the tree's id. GitFailed if git cannot.
@@ -127,9 +131,7 @@ class ShadowRepo:
                 self.git.create()
                 rules = self._sync_rules()
                 leased = {path.relative_to(self.workspace).as_posix() for path in leased_in(self.workspace)}
-                added = self.git.run("add", "--all", "--ignore-errors", "--verbose", "--",
-                                     *(f":(exclude,literal){path}" for path in sorted(leased)),
-                                     config=config, reads_work_tree=True, magic_pathspecs=bool(leased))
+                added = self._add(config, leased)
                 if rules != self._rules or b".gitignore" in added:
                     self._reconcile_ignored(config, leased)
                     self._rules = rules
@@ -137,6 +139,25 @@ class ShadowRepo:
         except GitStuck as stuck:
             self._stuck = f"{stuck}; no more snapshots are tried in this session"
             raise
+
+    def _add(self, config: tuple[str, ...], leased: set[str]) -> bytes:
+        """`git add --all` into the shadow's index, leaving out the leased files and the nested
+        repositories that have no commit yet; git's list of the files it added.
+
+        git refuses the whole snapshot for such a repository (`git init sub`), of which
+        it would keep only the commit id, and there is none; each it names is left out
+        from then on in this session."""
+        while True:
+            left_out = sorted(leased | self._no_commit_yet)
+            try:
+                return self.git.run("add", "--all", "--ignore-errors", "--verbose", "--",
+                                    *(f":(exclude,literal){path}" for path in left_out),
+                                    config=config, reads_work_tree=True, magic_pathspecs=bool(left_out))
+            except GitFailed as failure:
+                named = set(NO_COMMIT_YET.findall(failure.said)) - self._no_commit_yet
+                if not named:
+                    raise
+                self._no_commit_yet |= named
 
     @contextmanager
     def _one_at_a_time(self) -> Iterator[None]:
