@@ -12,11 +12,15 @@ is trusted). A model steered by a hostile README could plant one there in edit
 mode; Codex CLI keeps `.git` read-only in its workspace-write sandbox for the same
 reason. So in edit mode such a Write or Edit is asked about, as build mode asks
 about every write (one question: this hook asks only where the permission mode
-would not). The path is checked as the tool will write it, links followed.
+would not). The path is checked as the tool will write it, links followed, and each
+of its names as a case-insensitive file system (macOS's, Windows') reads it: `.GIT`
+is `.git` there, and HFS+ ignores some invisible code points (`.g\u200cit`), as git's
+own check for `.git` does; Windows drops trailing dots and spaces.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -30,6 +34,13 @@ if TYPE_CHECKING:
 
 NAME = "configuration-edits"
 STARTS_PROGRAMS = {".git", OWN_FOLDER}
+HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                             *range(0x206A, 0x2070), 0xFEFF])
+
+
+def as_folder_name(name: str) -> str:
+    """`name` as a case-insensitive file system matches it against `.git` or `.stepagent`."""
+    return unicodedata.normalize("NFC", name.translate(HFS_IGNORED)).casefold().rstrip(". ")
 
 
 def configuration_edits(workspace: Path) -> Callable[[ToolCallEvent], str | None]:
@@ -39,7 +50,7 @@ def configuration_edits(workspace: Path) -> Callable[[ToolCallEvent], str | None
             return None
         path = resolve(workspace, str(event.args.get("file_path", "")))
         try:
-            folders = set(path.relative_to(workspace.resolve()).parts)
+            folders = {as_folder_name(part) for part in path.relative_to(workspace.resolve()).parts}
         except ValueError:
             return None  # outside the workspace: the tool refuses it
         held = sorted(folders & STARTS_PROGRAMS)
