@@ -8,7 +8,9 @@ several constructs a planner types.
 
 Everything that could hide or run code is refused here, before any command is
 judged: process substitution, parameter expansion (`$X`, `${IFS}`), ANSI-C
-quoting, brace expansion, assignments in front of a command, output
+quoting, brace expansion, a `$` or a backquote in the body of a heredoc whose
+delimiter is not quoted (bash expands them; the parser misses a backquote, and
+all of a `<<-` body), assignments in front of a command, output
 redirections other than to /dev/null or between descriptors, any redirection
 from bash's /dev/tcp or /dev/udp (it opens a network connection) or from a
 kernel file that acts when read (kernel_files.py), and every shell construct the
@@ -53,6 +55,7 @@ DISAGREEING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u2000-\u200f
                          r"\u205f-\u2064\u3000\ufeff\ud800-\udfff]")
 MAX_NESTING = 60
 MAX_LENGTH = 20_000
+EXPANDING, QUOTED = re.compile(r"[$`]"), re.compile(r"['\"\\]")
 HEREDOC_PARTS = {"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"}
 
 
@@ -206,6 +209,7 @@ def _command(node, commands: list[SimpleCommand], accepted: set[int]) -> SimpleC
 
 def _redirect(node, commands: list[SimpleCommand], accepted: set[int]) -> None:
     if node.type == "heredoc_redirect":
+        _refuse_expanding_body(node)
         for child in node.children:
             if child.type in STRUCTURE or child.type == "command":
                 _walk(child, commands, accepted)
@@ -241,6 +245,21 @@ def _redirect(node, commands: list[SimpleCommand], accepted: set[int]) -> None:
         if target != "/dev/null" or op == "<>":
             raise Refused(unsafe("output redirection writes a file", f"{op} {target}".strip()),
                           cut=(node.start_byte, node.end_byte))
+
+
+def _refuse_expanding_body(node) -> None:
+    """Refuse a `$` or a backquote after an unquoted heredoc delimiter: bash expands them in
+    the body, and the parser does not always say so (a backquote, anything in a `<<-` body)."""
+    children = node.children
+    start = next((index for index, child in enumerate(children) if child.type == "heredoc_start"), None)
+    if start is None or QUOTED.search(_text(children[start])):
+        return
+    body = "".join(_text(child) for child in children[start + 1:])
+    found = EXPANDING.search(body)
+    if found:
+        raise Refused(unsafe("bash expands an unquoted heredoc's body, running what `$…` and backquotes "
+                             "hold there; quote the delimiter (<<'EOF') to pass the body as it is",
+                             body[found.start():][:40]))
 
 
 def _word(node, substitutions: list[str] | None = None, accepted: set[int] | None = None) -> Word:
