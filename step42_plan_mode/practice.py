@@ -95,7 +95,7 @@ EXERCISES = (
              (("tools/bash/classifier/sed.py", "judge_sed"),),
              ("tests/test_step42.py::test_sed_that_only_prints_is_read_only",
               "tests/test_step42.py::test_sed_that_writes_or_runs_is_refused_with_its_token"), 20),
-    Exercise("step41-baseline", "the whole plan-mode delta, from a step-41 agent",
+    Exercise("step41-baseline", "plan mode's six core functions, from a step-41 agent",
              "Rebuild plan mode: the state's single exit, the plan section of the prompt, the "
              "plan-mode guard, and ExitPlanMode's review. Everything else (the loop, the registry, "
              "the tools) is the step-41 agent you start from.",
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     judge.add_argument("name")
     judge.add_argument("--dir", type=Path, default=ROOT)
     commands.add_parser("diff", help="print the code the exercise takes out, as a unified diff "
-                        "(step41-baseline: the whole plan-mode delta)").add_argument("name")
+                        "(step41-baseline: plan mode's core)").add_argument("name")
     args = parser.parse_args(argv)
     if args.command == "list":
         for exercise in EXERCISES:
