@@ -125,3 +125,13 @@ def test_a_repl_started_from_a_pipe_is_refused_in_one_line_pointing_to_p(workspa
     assert not (workspace.parent / "home" / "sessions.db").exists()
     listed = run_product("-p", "-", cwd=workspace, input="add a greeting file\n")
     assert listed.returncode == 4 and "Plan" in listed.stdout, "the pipe works with -p -"
+
+
+@pytest.mark.parametrize("args", [["--resume", "-p", "hi"], ["-p", "hi", "--resume"],
+                                  ["--mode", "plan", "--resume", "--", "hi"]])
+def test_a_prompt_with_a_bare_resume_is_refused_rather_than_dropped(args, server, workspace,
+                                                                   capsys, monkeypatch):
+    code, out, err = run_index(capsys, monkeypatch, *args, OPENAI_BASE_URL=server.url)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--resume ID" in err and "--continue" in err
+    assert server.requests == []

@@ -184,6 +184,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                      "for a person")
     if args.ask_timeout is not None and not 0 < args.ask_timeout < float("inf"):
         parser.error("--ask-timeout must be a number of seconds above 0")
+    if args.resume == "" and (args.prompt is not None or args.message):
+        parser.error("--resume without an ID only lists the sessions; to run a prompt in one, "
+                     "give its ID (--resume ID -p ...) or use --continue")
     if args.export_html is not None and not (args.resume or args.continue_latest):
         parser.error("--export-html needs the session: --resume ID or --continue")
     if args.export_html is not None and (args.prompt is not None or args.message):
