@@ -168,12 +168,14 @@ class ShadowRepo:
             yield
 
     def commit(self, tree: str, message: str, ref: str) -> str:
-        """Keep `tree` as a commit on `ref` (so nothing collects it); returns the commit's id."""
+        """Keep `tree` as a commit on `ref` (so nothing collects it); returns the commit's id.
+
+        The message goes on standard input: a prompt can be longer than an argument may be."""
         if ref not in self._heads:
             self._heads[ref] = self.git.run("for-each-ref", "--format=%(objectname)", ref).decode().strip()
         parent = self._heads[ref]
-        commit = self.git.run("commit-tree", tree, *(["-p", parent] if parent else []),
-                              "-m", message).decode().strip()
+        commit = self.git.run("commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-",
+                              stdin=message.encode("utf-8", "surrogateescape")).decode().strip()
         self.git.run("update-ref", ref, commit)
         self._heads[ref] = commit
         if _loose_objects(self.git.git_dir) > LOOSE_LIMIT:
