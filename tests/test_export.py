@@ -13,6 +13,7 @@ def test_export_writes_messages_calls_results_and_mode_changes(workspace, tmp_pa
         turn("Planned.")], mode="plan")
     session.run("add a file")
     run_slash_command("/mode yolo", live)
+    (workspace / "notes").mkdir()
     outcome = run_slash_command("/export notes/session.md", live)
     assert not outcome.is_error, outcome.message
     text = (workspace / "notes" / "session.md").read_text()

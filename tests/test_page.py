@@ -199,6 +199,7 @@ def test_slash_export_html_writes_the_page_and_never_over_another_file(workspace
     assert (workspace / "notes.html").read_text() == "<p>mine</p>"
     run_slash_command("/export session.md", live)
     assert run_slash_command("/export --html session.md", live).is_error, "a markdown export is not a page"
+    (workspace / "pages").mkdir()
     assert not run_slash_command("/export --html pages/one.html", live).is_error
 
 

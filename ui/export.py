@@ -8,7 +8,9 @@ With --html it is one self-contained HTML page instead (ui/page.py), which
 Without FILE it goes to `.stepagent/exports/<session id>.md` (or `.html`), kept
 out of commits. A file that is there already is replaced only if it is an
 earlier export of the same kind (it starts with that export's heading), and the
-user is told; any other file is left alone and nothing is written.
+user is told; any other file is left alone and nothing is written. A FILE whose
+folder does not exist, or whose name says the other kind (`--html x.md`, or
+`x.html` without it), is refused too: nothing is written, no folder made.
 """
 
 from __future__ import annotations
@@ -42,8 +44,15 @@ class Exported:
     replaced: bool
 
 
-class NotAnExport(FileExistsError):
+class ExportRefused(Exception):
+    """The chosen FILE is not written to: the message says why, and nothing was written."""
+
+
+class NotAnExport(ExportRefused):
     """The chosen file exists and is not an earlier export: it is never overwritten."""
+
+
+SUFFIXES = {True: (".html", ".htm"), False: (".md", ".markdown")}
 
 
 def fenced(text: str, language: str = "") -> str:
@@ -144,7 +153,7 @@ def export_from_command_line(store: SessionStore | None, workspace: Path, wanted
         if not session_id:
             raise NoSuchSession("no earlier session in this workspace to export")
         done = export_stored_page(store, session_id, workspace, file_name)
-    except (NoSuchSession, NotAnExport) as refused:
+    except (NoSuchSession, ExportRefused) as refused:
         view.error(f"Nothing written: {refused}.")
         return 2
     except (StoreUnavailable, OSError) as failure:
@@ -160,11 +169,14 @@ def write_export(workspace: Path, session_id: str, file_name: str, page: bool, c
 
     A relative name stays inside the workspace (write_inside refuses a link out of
     it); an absolute path is the user's explicit choice and is written as given.
-    An existing file that is not an earlier export of this kind raises NotAnExport.
+    An existing file that is not an earlier export of this kind raises NotAnExport; a
+    FILE in a missing folder, or named as the other kind, raises ExportRefused.
     """
     heading = PAGE_MARK if page else HEADING
     default = EXPORTS / f"{session_id}{'.html' if page else '.md'}"
     name = Path(file_name).expanduser() if file_name else default
+    if file_name:
+        _check_name(workspace, name, page)
     replaced = os.path.lexists(workspace / name)
     if replaced and not _earlier_export(workspace / name, heading):
         raise NotAnExport(f"{workspace / name} exists and is not an earlier export")
@@ -172,6 +184,17 @@ def write_export(workspace: Path, session_id: str, file_name: str, page: bool, c
         write_atomically(name, content)
         return Exported(name, replaced)
     return Exported(write_inside(workspace, name, content), replaced)
+
+
+def _check_name(workspace: Path, name: Path, page: bool) -> None:
+    """Refuse a FILE whose folder is missing, or whose suffix names the other kind of export."""
+    folder = (workspace / name).parent
+    if not folder.is_dir():
+        raise ExportRefused(f"the folder {folder} does not exist")
+    if name.suffix.lower() in SUFFIXES[not page]:
+        kind, other = ("an HTML page", SUFFIXES[True][0]) if page else ("markdown", SUFFIXES[False][0])
+        raise ExportRefused(f"{name.name} ends in {name.suffix}, but this export is {kind}; "
+                            f"name it {name.stem}{other}")
 
 
 def _earlier_export(path: Path, heading: str) -> bool:

@@ -26,7 +26,7 @@ from tools.base import counted
 from tools.plan_mode import EXIT_PLAN_MODE
 from tools.todos import todos_of
 from ui.console import todo_line
-from ui.export import EXPORTS, NotAnExport, export_session
+from ui.export import EXPORTS, ExportRefused, export_session
 from ui.model_choice import REAL_MODEL
 from ui.model_command import run_model
 from ui.memory_command import edit_memory, list_memories, memory_folder
@@ -280,7 +280,7 @@ def _export(session: Session, rest: str) -> SlashOutcome:
     file_name = (words[1] if len(words) > 1 else "") if page else rest
     try:
         done = export_session(session, file_name, page)
-    except NotAnExport as refused:
+    except ExportRefused as refused:
         again = "/export --html" if page else "/export"
         return SlashOutcome(f"Nothing written: {refused}. Give another file name, or run {again} "
                             f"alone to write it under {EXPORTS}/.", is_error=True)

@@ -30,6 +30,7 @@ HELP = """Commands:
   /fork ID       continue a session in a new one with a copy of its history
   /memory [NAME] list this workspace's memories, or open one in $EDITOR
   /export [--html] [FILE]  this session as markdown (--html: one HTML page) to FILE or .stepagent/exports/
+                 (FILE's folder must exist; a page is named .html, markdown .md: a mismatch is refused)
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Esc then Enter starts a new line;
