@@ -109,6 +109,14 @@ def parse_answer(question: Question, typed: str) -> str | None:
     return text
 
 
+def unknown_options(question: Question, typed: str) -> list[int]:
+    """The numbers in a line of numbers only that name no option: a slip, almost never words."""
+    parts = [part.strip() for part in typed.split(",")]
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        return []
+    return [n for n in dict.fromkeys(map(int, parts)) if not 1 <= n <= len(question.options)]
+
+
 def questionnaire_key(questions: list[dict[str, Any]]) -> str:
     """A stable name for a set of questions: how a resumed session finds its countdown."""
     encoded = json.dumps(questions, sort_keys=True, ensure_ascii=False).encode()

@@ -3,7 +3,9 @@
 Each question is shown with its header and its options numbered from 1. A
 number picks an option (several, comma-separated, where more than one may be
 chosen), any other text is the user's own answer, and an empty line skips the
-question (tools/ask_user.py reads the line). Ctrl-D skips the rest. With
+question (tools/ask_user.py reads the line). A line of numbers that names no
+option (3 of two) is asked again with a hint, not taken as words. Under each
+question the screen says what it was taken as; Ctrl-D skips the rest. With
 --ask-timeout, the countdown of ui/ask_countdown.py runs above the prompt.
 In -p nobody can answer: the questions resolve at once with no answers, and the
 model is told why.
@@ -16,7 +18,7 @@ from typing import Callable
 
 from rich.text import Text
 
-from tools.ask_user import Answers, Question, Questionnaire, parse_answer
+from tools.ask_user import Answers, Question, Questionnaire, parse_answer, unknown_options
 from ui.ask_countdown import Countdown, DeadlinePassed, ask_with_countdown
 from ui.console import ConsoleView
 from ui.safe_text import safe
@@ -42,23 +44,37 @@ def show_question(view: ConsoleView, question: Question) -> None:
         view.console.print(line)
 
 
+def read_answer(view: ConsoleView, question: Question, read: Callable[[], str]) -> str | None:
+    """The question's answer (None: skipped); a line naming no option is asked again with a hint."""
+    while unknown := unknown_options(question, typed := read()):
+        names = ", ".join(map(str, unknown))
+        choose = f"1–{len(question.options)}" if len(question.options) > 1 else "1"
+        view.notice(f"no option {names}; choose {choose} or type words", style="yellow")
+    answer = parse_answer(question, typed)
+    view.notice(f"  → {answer if answer is not None else 'skipped'}", style="dim")
+    return answer
+
+
 def interactive_ask(view: ConsoleView, ask: Callable[..., str],
                     clock: Callable[[], float] = time.time) -> Callable[[Questionnaire], Answers]:
     """Put each question to the user and read their answer line, under the countdown if any."""
     def ask_questions(questionnaire: Questionnaire) -> Answers:
         countdown = Countdown(questionnaire.countdown, clock) if questionnaire.countdown else None
         answers: dict[str, str] = {}
-        for question in questionnaire.questions:
+        def read() -> str:
+            return ask_with_countdown(ask, PROMPT, countdown) if countdown else ask(PROMPT)
+        for number, question in enumerate(questionnaire.questions):
             show_question(view, question)
             try:
-                typed = ask_with_countdown(ask, PROMPT, countdown) if countdown else ask(PROMPT)
+                answer = read_answer(view, question, read)
             except EOFError:
+                left = len(questionnaire.questions) - number
+                view.notice(f"  → skipped with Ctrl-D: {left} question{'s' if left > 1 else ''}", style="dim")
                 break
             except DeadlinePassed:
                 view.notice(f"No answer by {countdown.deadline}: continuing without answers.",
                             style="yellow")
                 return Answers(note=TIMED_OUT_NOTE)
-            answer = parse_answer(question, typed)
             if answer is not None:
                 answers[question.question] = answer
         return Answers(answers)
