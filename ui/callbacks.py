@@ -12,6 +12,7 @@ file), unless the user passed --approve-plan.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from agent.approval import Approve, PermissionAnswer, PermissionRequest
@@ -140,7 +141,9 @@ def callbacks_for(view: ConsoleView, state: AppState, headless: bool,
     if headless:
         return UICallbacks(headless_present(view, approve_plan), headless_approve(view),
                            headless_ask(view), None)
-    from prompt_toolkit import prompt
+    from prompt_toolkit import prompt as any_prompt
+
+    prompt = partial(any_prompt, enable_suspend=True)  # Ctrl-Z: back to the shell, `fg` returns
 
     commands, keys = QuestionCommands(view), TurnKeys(state, lambda text: view.notice(text, style="yellow"))
     view.draft = keys.draft
@@ -157,4 +160,4 @@ def asking_with_status(view: ConsoleView) -> Callable[..., str]:
     from prompt_toolkit import prompt
 
     return lambda question, **options: prompt(question, bottom_toolbar=lambda: view.status() or None,
-                                              **options)
+                                              enable_suspend=True, **options)

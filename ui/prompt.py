@@ -7,7 +7,7 @@ agent (Shift+Tab, Tab's session and model ids) asks `session` for it first. The 
 always shows the mode; PLAN is drawn on a magenta background so it cannot be missed;
 during a turn, the same facts sit beside the spinner and under the streaming answer
 (status_line). Tab completes commands and their arguments; Alt+Enter (or Esc, Enter)
-starts a new line.
+starts a new line; Ctrl-Z suspends to the shell, as the questions' prompts do too.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def repl_prompt(state: AppState, history: History, session: Callable[[], Session
         "/model": lambda: ["plan", *(info.id for info in session().agent.model.list_models())],
     })
     return PromptSession(history=history, key_bindings=keys, completer=completer, complete_while_typing=False,
-                         bottom_toolbar=toolbar(state, model_name, context, todos=todos))
+                         bottom_toolbar=toolbar(state, model_name, context, todos=todos), enable_suspend=True)
 
 
 def read_line(prompt: PromptSession) -> str | None:

@@ -34,7 +34,7 @@ HELP = """Commands:
   /help          this help
   /exit          leave (Ctrl-D works too)
 Keys: Shift+Tab cycles plan → build → edit → yolo; Esc then Enter starts a new line;
-      Ctrl-C cancels the running turn."""
+      Ctrl-C cancels the running turn; Ctrl-Z suspends to the shell (fg comes back)."""
 
 
 def command_names() -> list[str]:
