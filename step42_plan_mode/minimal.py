@@ -38,13 +38,13 @@ def ask(question: str) -> bool:
 def present(plan: str) -> PlanReview:
     """ExitPlanMode's callback: show the plan, then approve it or reject it."""
     print(f"\n--- plan ---\n{plan}\n------------")
-    return PlanReview("approve") if ask("Approve this plan? [y/n] ") else PlanReview("reject")
+    return PlanReview("approve") if ask("Approve this plan? [y/N] ") else PlanReview("reject")
 
 
 def approve(request: PermissionRequest) -> PermissionAnswer:
     """The permission question an ask hook raises: the tool, why, and yes or no."""
     print(f"\n{request.tool} {request.args}")
-    return PermissionAnswer(ask(f"{request.reason} [y/n] "))
+    return PermissionAnswer(ask(f"{request.reason} [y/N] "))
 
 
 def show(event: Event) -> None:

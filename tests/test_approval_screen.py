@@ -39,14 +39,14 @@ def test_the_call_and_its_diff_are_on_screen_before_the_question(workspace, tmp_
         terminal.expect("›")
         terminal.sendline("greet louder")
         for shown in ["● Edit(app.py)", "app.py", "-    return 'hi'", "+    return 'hello'",
-                      "Allow it in build mode", r"Allow? [y/a/p/u/n]"]:
+                      "Allow it in build mode", r"Allow? [y/a/p/u/N]"]:
             terminal.expect_text(shown)
         terminal.sendline("y")
         terminal.expect_text("Edited app.py: +1 −1")
         terminal.expect_text("● Bash(touch made.txt)")
         assert "hello" not in terminal.child.before, "the diff shown at the question is not repeated"
         for shown in ["touch made.txt", "Allow it in build mode",
-                      "don't ask again for Bash(touch:*)", r"Allow? [y/a/p/u/n]"]:
+                      "don't ask again for Bash(touch:*)", r"Allow? [y/a/p/u/N]"]:
             terminal.expect_text(shown)
         assert not (workspace / "made.txt").exists()
         terminal.sendline("n")

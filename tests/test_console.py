@@ -86,7 +86,7 @@ def test_the_permission_question_lists_the_keys_its_hint_offers():
         interactive_approve(view, lambda q: asked.append(q) or "n")(
             PermissionRequest("Bash", {"command": "make"}, "Allow?", None, rule))
     hints = [line for line in plain(out).splitlines() if line.startswith("y = yes")]
-    assert asked == ["Allow? [y/a/p/u/n] ", "Allow? [y/n] "]
+    assert asked == ["Allow? [y/a/p/u/N] ", "Allow? [y/N] "]
     assert "a = yes" in hints[0] and "p:" in hints[0] and "u:" in hints[0]
     assert "a = " not in hints[1]
 

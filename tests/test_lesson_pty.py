@@ -50,8 +50,8 @@ def next_review(terminal: Terminal) -> str:
     return until(terminal, "Plan for approval") + until(terminal, "Approve this plan?")
 
 
-PLAN = "[y/e/c/s/n]"
-ALLOW = "[y/a/p/u/n]"
+PLAN = "[y/e/c/s/N]"
+ALLOW = "[y/a/p/u/N]"
 
 
 def test_plan_then_approve_writes_after_build_mode_asks(lesson, workspace):

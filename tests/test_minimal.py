@@ -61,7 +61,7 @@ def test_the_choices_it_offers_are_the_ones_it_takes(tmp_path):
     assert ran.returncode == 0, ran.stderr
     before_the_plan = ran.stdout[:ran.stdout.index("--- plan ---")]
     assert set(re.findall(r"`([a-z])`", before_the_plan)) == {"y", "n"}
-    assert "[y/n]" in ran.stdout
+    assert "[y/N]" in ran.stdout
     assert list(tmp_path.iterdir()) == [], "e is not offered here, so it approves nothing"
 
 

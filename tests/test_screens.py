@@ -24,8 +24,8 @@ def test_the_committed_screenshot_is_what_the_console_draws_now(name):
 
 
 def test_the_screenshots_show_each_question_as_it_is_asked():
-    assert "Allow?&#160;[y/a/p/u/n]" in DRAWN["edit-approval.svg"]
-    assert "Approve&#160;this&#160;plan?&#160;[y/e/c/s/n]" in DRAWN["plan-review.svg"]
+    assert "Allow?&#160;[y/a/p/u/N]" in DRAWN["edit-approval.svg"]
+    assert "Approve&#160;this&#160;plan?&#160;[y/e/c/s/N]" in DRAWN["plan-review.svg"]
 
 
 @cache

@@ -68,7 +68,7 @@ def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callabl
         always = (f"a = yes, and don't ask again for {safe(request.rule)} this session "
                   "(p: in this project, u: in every project) · " if request.rule else "")
         view.notice(f"y = yes · {always}n = no · or type what to do instead", style="dim")
-        keys = "y/a/p/u/n" if request.rule else "y/n"
+        keys = "y/a/p/u/N" if request.rule else "y/N"
         answer = permission_answer(_answer(ask, f"Allow? [{keys}] "))
         return answer if request.rule or not answer.remember else PermissionAnswer(True)
     return approve

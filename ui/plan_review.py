@@ -40,7 +40,7 @@ from ui.preview import diff_text
 from ui.question_commands import NO, YES, QuestionCommands, command_at_question, mode_keys
 from ui.safe_text import safe
 
-QUESTION = "Approve this plan? [y/e/c/s/n] "
+QUESTION = "Approve this plan? [y/e/c/s/N] "
 CTRL_G = "\x07"
 EDITS, CLEARS, SAVES = {"e", "edit"}, {"c", "clear"}, {"s", "save"}
 
