@@ -14,6 +14,7 @@ import pytest
 from tests import zygote_client
 from tests.fake_chat_server import FakeChatServer
 from tests.hidden_layers import clear_probes, hide_linux_only
+from tests.kept_folders import KeptFolders
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -121,3 +122,10 @@ def terminal_size_from_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     must size itself from that terminal, as it does for a person."""
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(scope="session")
+def kept_folders(tmp_path_factory: pytest.TempPathFactory) -> KeptFolders:
+    """Folders that cost more to make than to look at, handed from test to test while unchanged
+    (tests/kept_folders.py)."""
+    return KeptFolders(lambda: tmp_path_factory.mktemp("kept"))

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from state import AppState
+from tests.kept_folders import KeptFolders
 from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.tool import make_bash_tool
@@ -60,32 +61,36 @@ def git(*args: str, cwd: Path) -> str:
                           text=True).stdout.strip()
 
 
-@pytest.fixture
-def signed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository with a signed commit whose config verifies it on every `git log`,
+def make_signed(root: Path) -> None:
+    """A repository (`ws`) with a signed commit whose config verifies it on every `git log`,
     with a bare copy inside configured the same way; gpg.program writes `marker`."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    program = tmp_path / "gpg.sh"
-    program.write_text(f"#!/bin/sh\necho ran >> '{tmp_path / 'marker'}'\nexit 1\n")
+    program = root / "gpg.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> '{root / 'marker'}'\nexit 1\n")
     program.chmod(0o755)
-    workspace = tmp_path / "ws"
+    workspace = root / "ws"
     workspace.mkdir()
     git("init", "-q", cwd=workspace)
     (workspace / "f.txt").write_text("hello\n")
     git("add", "f.txt", cwd=workspace)
     git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one", cwd=workspace)
-    (tmp_path / "commit.txt").write_text(SIGNED_COMMIT.format(
+    (root / "commit.txt").write_text(SIGNED_COMMIT.format(
         tree=git("rev-parse", "HEAD^{tree}", cwd=workspace), parent=git("rev-parse", "HEAD", cwd=workspace)))
-    signed_commit = git("hash-object", "-t", "commit", "-w", str(tmp_path / "commit.txt"), cwd=workspace)
+    signed_commit = git("hash-object", "-t", "commit", "-w", str(root / "commit.txt"), cwd=workspace)
     git("update-ref", "HEAD", signed_commit, cwd=workspace)
     git("clone", "-q", "--bare", ".", "evil.git", cwd=workspace)
     for repository in (workspace, workspace / "evil.git"):
         for key, value in (("gpg.program", str(program)), ("format.pretty", "format:%h %G?"),
                            ("log.showSignature", "true")):
             git("config", key, value, cwd=repository)
-    return workspace
+
+
+@pytest.fixture
+def signed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept_folders: KeptFolders) -> Path:
+    """make_signed's repository (the test before's, if it left it as it was)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    return kept_folders.get(make_signed) / "ws"
 
 
 def marker(workspace: Path) -> Path:

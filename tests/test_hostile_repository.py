@@ -27,6 +27,7 @@ import pytest
 
 from tests.harness import Session, call, turn
 from tests.hidden_layers import clear_probes, hide_layers, hide_linux_only
+from tests.kept_folders import KeptFolders
 from tests.test_sandbox_fifos import Writer
 from tools.bash.sandbox.status import detect_layers
 
@@ -79,7 +80,7 @@ def hostile_repository(root: Path, setup: str) -> tuple[Path, list[Path]]:
     """A workspace whose repository names ./evil.sh in its config; the markers evil.sh writes."""
     workspace = root / "workspace"
     workspace.mkdir()
-    markers = [root / "marker-outside", workspace / "marker-inside"]
+    markers = markers_in(root)
     evil = workspace / "evil.sh"
     evil.write_text(EVIL.format(outside=markers[0], inside=markers[1]))
     evil.chmod(0o755)
@@ -93,6 +94,16 @@ def hostile_repository(root: Path, setup: str) -> tuple[Path, list[Path]]:
     os.utime(workspace / "same.txt", (1_000_000_000, 1_000_000_000))  # stale in the index: rehashed
     subprocess.run(["bash", "-c", setup], cwd=workspace, check=True, capture_output=True)
     return workspace, markers
+
+
+def markers_in(root: Path) -> list[Path]:
+    return [root / "marker-outside", root / "workspace" / "marker-inside"]
+
+
+def kept_repository(kept_folders: KeptFolders, setup: str) -> tuple[Path, list[Path]]:
+    """hostile_repository's for `setup`, made anew unless the test before left it as it was."""
+    root = kept_folders.get(hostile_repository, setup)
+    return root / "workspace", markers_in(root)
 
 
 @pytest.fixture
@@ -126,10 +137,10 @@ def run_unasked(workspace: Path, command: str, mode: str) -> Session:
 
 
 @pytest.mark.parametrize("vector", sorted(EVERY))
-def test_plain_git_runs_the_program_the_repository_names(vector, home):
+def test_plain_git_runs_the_program_the_repository_names(vector, home, kept_folders):
     """The fixture is real: run by hand, each command starts evil.sh."""
     command, setup = EVERY[vector]
-    workspace, markers = hostile_repository(home, setup)
+    workspace, markers = kept_repository(kept_folders, setup)
     subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, timeout=30,
                    stdin=subprocess.DEVNULL)
     assert all(marker.exists() for marker in markers)
@@ -142,9 +153,10 @@ CONFIGURATIONS = [("build", "found here"), ("build", "no bubblewrap"), ("build",
 
 @pytest.mark.parametrize("mode, machine", CONFIGURATIONS, indirect=["machine"])
 @pytest.mark.parametrize("vector", sorted(VECTORS))
-def test_an_unasked_git_read_starts_no_program_the_repository_names(vector, mode, machine, home):
+def test_an_unasked_git_read_starts_no_program_the_repository_names(vector, mode, machine, home,
+                                                                    kept_folders):
     command, setup = VECTORS[vector]
-    workspace, markers = hostile_repository(home, setup)
+    workspace, markers = kept_repository(kept_folders, setup)
     session = run_unasked(workspace, command, mode)
     assert not any(marker.exists() for marker in markers), session.tool_results()
     if machine == "found here" and detect_layers().contains_code:
@@ -153,9 +165,10 @@ def test_an_unasked_git_read_starts_no_program_the_repository_names(vector, mode
 
 @pytest.mark.parametrize("mode", ["build", "edit", "plan"])
 @pytest.mark.parametrize("trick", sorted(TRICKS))
-def test_a_repository_or_setting_named_by_the_model_is_asked_about_first(trick, mode, home):
+def test_a_repository_or_setting_named_by_the_model_is_asked_about_first(trick, mode, home,
+                                                                          kept_folders):
     command, setup = TRICKS[trick]
-    workspace, markers = hostile_repository(home, setup)
+    workspace, markers = kept_repository(kept_folders, setup)
     session = run_unasked(workspace, command, mode)
     assert not any(marker.exists() for marker in markers), session.tool_results()
     assert len(session.questions) == (mode != "plan")

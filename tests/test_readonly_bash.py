@@ -20,6 +20,7 @@ import pytest
 from tests.bash_corpus import CONFIG_DRIVEN, MUTATING, make_scratch, snapshot
 from tests.bash_corpus import READ_ONLY as READ_ONLY_COMMANDS
 from tests.harness import Session, call, turn
+from tests.kept_folders import KeptFolders
 from tools.bash.classifier.classify import SYSTEM_PATH, classify
 from tools.bash.judgements import READ_ONLY
 from tools.bash.sandbox.landlock import abi_version
@@ -44,20 +45,21 @@ def scratch_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def copy_scratch(template: Path, root: Path) -> Path:
-    """A fresh scratch folder in `root`, as make_scratch leaves it; its workspace."""
+def copy_scratch(root: Path, template: Path) -> None:
     shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True)
-    return root / "workspace"
 
 
 @pytest.fixture
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scratch_template: Path) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+def scratch(monkeypatch: pytest.MonkeyPatch, scratch_template: Path,
+            kept_folders: KeptFolders) -> Path:
+    """A copy of the scratch folder (the test before's, if it left it as it was): its workspace,
+    the current folder."""
+    root = kept_folders.get(copy_scratch, scratch_template)
+    monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    workspace = copy_scratch(scratch_template, tmp_path)
-    monkeypatch.chdir(workspace)
-    return workspace
+    monkeypatch.chdir(root / "workspace")
+    return root / "workspace"
 
 
 def plain_bash(command: str, workspace: Path) -> subprocess.CompletedProcess:
@@ -84,21 +86,16 @@ def in_plan_mode(command: str, workspace: Path, classifier=classify) -> str:
 
 
 @pytest.mark.parametrize("command", MUTATING)
-def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command, scratch,
-                                                                        scratch_template):
+def test_mutating_command_changes_files_in_bash_but_nothing_in_plan_mode(command, scratch):
     skip_without_its_programs(command)
     root = scratch.parent
-    before = snapshot(root)
-    plain_bash(command, scratch)
-    assert snapshot(root) != before, "the corpus entry must really change something"
-
-    for leftover in list(root.iterdir()):
-        subprocess.run(["rm", "-rf", str(leftover)], check=True)
-    copy_scratch(scratch_template, root)
     before = snapshot(root)
     result = in_plan_mode(command, scratch)
     assert snapshot(root) == before
     assert "plan-mode-guard" in result
+
+    plain_bash(command, scratch)  # on the folder plan mode has just left as it was
+    assert snapshot(root) != before, "the corpus entry must really change something"
 
 
 @pytest.mark.parametrize("command", MUTATING)

@@ -16,6 +16,7 @@ import pytest
 import index
 import ui.doctor
 from state import AppState
+from tests.kept_folders import KeptFolders
 from tools.bash.classifier.classify import classify
 from tools.bash.sandbox.status import Layers, detect_layers, layer_rows, plan_mode_notice
 from tools.bash.tool import make_bash_tool
@@ -43,19 +44,23 @@ def plan_mode_bash(workspace: Path, layers: Layers):
     return make_bash_tool(workspace, state, classify, layers=lambda: layers)
 
 
-@pytest.fixture
-def repository(tmp_path: Path) -> Path:
+def make_repository(root: Path) -> None:
     """A repository whose own config names an external diff that writes a file."""
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    (tmp_path / "f.txt").write_text("hello\n")
-    subprocess.run(["git", "add", "f.txt"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "f.txt").write_text("hello\n")
+    subprocess.run(["git", "add", "f.txt"], cwd=root, check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
-                   cwd=tmp_path, check=True)
-    (tmp_path / "f.txt").write_text("changed\n")
-    (tmp_path / "ext.sh").write_text("#!/bin/sh\ntouch made.txt\n")
-    (tmp_path / "ext.sh").chmod(0o755)
-    subprocess.run(["git", "config", "diff.external", "./ext.sh"], cwd=tmp_path, check=True)
-    return tmp_path
+                   cwd=root, check=True)
+    (root / "f.txt").write_text("changed\n")
+    (root / "ext.sh").write_text("#!/bin/sh\ntouch made.txt\n")
+    (root / "ext.sh").chmod(0o755)
+    subprocess.run(["git", "config", "diff.external", "./ext.sh"], cwd=root, check=True)
+
+
+@pytest.fixture
+def repository(kept_folders: KeptFolders) -> Path:
+    """make_repository's folder: the test before's, if it left it as it was."""
+    return kept_folders.get(make_repository)
 
 
 @pytest.mark.parametrize("layers", [NO_BWRAP, NOTHING], ids=["landlock", "nothing"])
