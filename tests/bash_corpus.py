@@ -19,6 +19,7 @@ bubblewrap, plan mode refuses such git commands outright.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -197,12 +198,12 @@ def make_scratch(root: Path) -> Path:
 def snapshot(root: Path) -> dict[str, tuple]:
     """Everything below `root` that a write could change (not access times)."""
     state: dict[str, tuple] = {}
+    start = len(os.path.join(root, ""))
     for folder, dirs, files in os.walk(root):
         for name in dirs + files:
-            path = Path(folder) / name
-            info = path.lstat()
-            content = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
-            link = os.readlink(path) if path.is_symlink() else ""
-            state[str(path.relative_to(root))] = (info.st_mode, info.st_ino, info.st_mtime_ns,
-                                                  content, link)
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            content = Path(path).read_bytes() if stat.S_ISREG(info.st_mode) else b""
+            link = os.readlink(path) if stat.S_ISLNK(info.st_mode) else ""
+            state[path[start:]] = (info.st_mode, info.st_ino, info.st_mtime_ns, content, link)
     return state
