@@ -185,7 +185,9 @@ def make_scratch(root: Path) -> Path:
         script.chmod(0o755)
     git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=Test"]
     env = {**os.environ, "HOME": str(root / "home"), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True, env=env)
+    # no sample hooks, description or info/exclude (inert; a third of what each test would copy)
+    subprocess.run(["git", "init", "-q", "--template="], cwd=workspace, check=True, env=env)
+    (workspace / ".git" / "hooks").mkdir()
     subprocess.run(["git", "config", "user.name", "Test"], cwd=workspace, check=True, env=env)
     subprocess.run(["git", "config", "user.email", "t@example.com"], cwd=workspace, check=True, env=env)
     subprocess.run([*git, "add", "."], cwd=workspace, check=True, env=env)
