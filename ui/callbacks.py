@@ -22,6 +22,7 @@ from tools.plan_mode import PlanReview
 from ui.ask import headless_ask, interactive_ask
 from ui.console import ConsoleView
 from ui.plan_review import PlanReviewScreen
+from ui.preview import hidden_lines
 from ui.question_commands import NO, YES, QuestionCommands, answering_commands
 from ui.safe_text import safe
 from ui.turn_keys import TurnKeys
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from session.live import Session
 
 ALWAYS = {"a", "always"}
+VIEW = {"v", "view"}
 KEEPERS = {"p": "project", "project": "project", "u": "user", "user": "user"}  # "always", for longer
 
 
@@ -61,15 +63,22 @@ def permission_answer(text: str) -> PermissionAnswer:
 def interactive_approve(view: ConsoleView, ask: Callable[[str], str]) -> Callable[[PermissionRequest], PermissionAnswer]:
     """Show what the call will do, then ask: yes, yes for this session, no, or feedback.
 
-    The question lists the keys that work: a, p and u only where a rule can be kept.
+    The question lists the keys that work: a, p and u only where a rule can be kept, v only
+    where the preview was shortened (it shows the whole, then asks again).
     """
     def approve(request: PermissionRequest) -> PermissionAnswer:
         view.show_request(request)
+        viewable = request.preview is not None and hidden_lines(request.preview) > 0
         always = (f"a = yes, and don't ask again for {safe(request.rule)} this session "
                   "(p: in this project, u: in every project) · " if request.rule else "")
-        view.notice(f"y = yes · {always}n = no · or type what to do instead", style="dim")
-        keys = "y/a/p/u/N" if request.rule else "y/N"
-        answer = permission_answer(_answer(ask, f"Allow? [{keys}] "))
+        whole = "v = view all · " if viewable else ""
+        view.notice(f"y = yes · {whole}{always}n = no · or type what to do instead", style="dim")
+        keys = ("y/a/p/u" if request.rule else "y") + ("/v" if viewable else "") + "/N"
+        text = _answer(ask, f"Allow? [{keys}] ")
+        while viewable and text.strip().lower() in VIEW:
+            view.show_request(request, whole=True)
+            text = _answer(ask, f"Allow? [{keys}] ")
+        answer = permission_answer(text)
         return answer if request.rule or not answer.remember else PermissionAnswer(True)
     return approve
 

@@ -269,12 +269,12 @@ class ConsoleView:
             more = " (/diff shows all)" if self.repl else ""
             self.console.print(Text(f"{MORE}… {counted(cut, 'more line')}{more}", style="dim"))
 
-    def show_request(self, request: PermissionRequest) -> None:
-        """What a call will run or change, and why the user is asked, before the question."""
+    def show_request(self, request: PermissionRequest, whole: bool = False) -> None:
+        """What a call will run or change (shortened unless `whole`), and why the user is asked."""
         self.ticker.stop()
         if request.preview is not None:
             self._previewed = True
-            self.console.print(Panel(render_preview(request.preview), border_style="yellow",
+            self.console.print(Panel(render_preview(request.preview, whole), border_style="yellow",
                                      expand=False, padding=(0, 1)))
         self.console.print(Text(safe(request.reason), style="yellow"))
 

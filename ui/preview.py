@@ -3,7 +3,8 @@
 The core computes the preview (tools/preview.py); this draws it: a command
 syntax-highlighted with every invisible character revealed, a unified diff in
 red and green, a new file's content highlighted by its extension. Long ones are
-shortened, and say how many lines are hidden. Everything passes `safe` first:
+shortened, and say how many lines are hidden; the question then offers to show the
+whole (ui/callbacks.py), so nothing asked about stays unseen. Everything passes `safe` first:
 the text came from the model. `change_lines` draws the diff a Write or Edit made
 when nobody was asked first (edit mode, yolo, a session rule), under its result.
 """
@@ -49,8 +50,13 @@ def change_lines(diff: str, max_lines: int = CHANGE_LINES) -> tuple[list[Text], 
     return shown, max(len(body) - max_lines, 0)
 
 
-def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableType:
-    """The preview as the user sees it above the question."""
+def hidden_lines(preview: Preview) -> int:
+    """How many lines of `preview` a shortened drawing leaves out (a command is always drawn whole)."""
+    return 0 if preview.kind == "command" else shortened(safe(preview.text), MAX_LINES)[1]
+
+
+def render_preview(preview: Preview, whole: bool = False) -> RenderableType:
+    """The preview as the user sees it above the question: its first MAX_LINES lines, or `whole`."""
     from rich.syntax import Syntax  # with pygments: not needed before the prompt
 
     if preview.kind == "command":
@@ -58,7 +64,7 @@ def render_preview(preview: Preview, max_lines: int = MAX_LINES) -> RenderableTy
                          background_color="default")
         warning = invisible_warning(preview.text)
         return Group(Text(warning, style="bold red"), command) if warning else command
-    body, hidden = shortened(safe(preview.text), max_lines)
+    body, hidden = shortened(safe(preview.text), len(preview.text) + 1 if whole else MAX_LINES)
     if preview.kind == "diff":
         title = Text.assemble((safe(preview.path), "bold"), "  ", (f"+{preview.added}", "green"),
                               " ", (f"−{preview.removed}", "red"))
