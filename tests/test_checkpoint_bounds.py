@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from session.rewind import git_plumbing
+from session.rewind import git_plumbing, shadow_repo
 from session.rewind.shadow_repo import shadow_folder
 from session.store import SessionStore
 from tests.test_user_hooks_cli import run  # noqa: F401 (a fixture)
@@ -27,6 +27,7 @@ def unfinished(home: Path, workspace: Path) -> list[str]:
 
 def test_a_snapshot_stopped_for_time_leaves_no_unfinished_objects(run, server, workspace, monkeypatch):
     monkeypatch.setattr(git_plumbing, "TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(shadow_repo, "LARGEST_FILE_BYTES", SPARSE_BYTES)  # hashed, as a file below the bound is
     with open(workspace / "disk.img", "wb") as image:
         image.truncate(SPARSE_BYTES)
     (workspace / "notes.md").write_text("hello\n")

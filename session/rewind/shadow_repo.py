@@ -20,7 +20,12 @@ The user's `.git` is only read (its exclude file, and its index by
 `git ls-files`); nothing in it is written. A workspace that is not a git
 repository works the same. A file another process holds a lease on is left out
 (opening it would signal that process), as is a nested repository with no commit yet
-(`git init sub`: git refuses a whole snapshot that holds one), and git's runs that read the workspace
+(`git init sub`: git refuses a whole snapshot that holds one) and a file larger than
+LARGEST_FILE_BYTES: git would read and compress all of it, before every prompt until
+its time limit stopped it (a 20 GB image: a minute), and keep a copy in the home. To a
+rewind such a file is not there: it is left as it is, unless it was smaller at the
+checkpoint rewound to, which brings that back. Which files git would hash is asked first (`ls-files --others --modified`), and
+their sizes read without opening them. git's runs that read the workspace
 are confined as plan mode's reads are (git_plumbing.py).
 """
 
@@ -41,6 +46,7 @@ from tools.leases import leased_in
 from tools.safe_read import read_capped
 
 EXCLUDE_LIMIT = 1_000_000
+LARGEST_FILE_BYTES = 50_000_000  # GitHub's warning size; a dataset or a disk image is larger
 LOOSE_LIMIT = 2000
 
 
@@ -98,6 +104,14 @@ def _stamp(path: Path | None) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns) if info else None
 
 
+def _size(path: Path) -> int:
+    """The size of the file (of a link itself, not what it leads to); 0 when it is not there."""
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
 def _regular(path: Path) -> bool:
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
@@ -131,18 +145,31 @@ class ShadowRepo:
                 self.git.create()
                 rules = self._sync_rules()
                 leased = {path.relative_to(self.workspace).as_posix() for path in leased_in(self.workspace)}
-                added = self._add(config, leased)
+                left_out = leased | self._too_large(config, leased)
+                added = self._add(config, left_out)
                 if rules != self._rules or b".gitignore" in added:
-                    self._reconcile_ignored(config, leased)
+                    self._reconcile_ignored(config, left_out)
                     self._rules = rules
                 return self.git.run("write-tree", config=config).decode().strip()
         except GitStuck as stuck:
             self._stuck = f"{stuck}; no more snapshots are tried in this session"
             raise
 
+    def _too_large(self, config: tuple[str, ...], leased: set[str]) -> set[str]:
+        """The files this snapshot would hash (new or changed since the last) that are larger than
+        LARGEST_FILE_BYTES, each dropped from the shadow's index if it was there."""
+        listed = self.git.run("ls-files", "-z", "--others", "--modified", "--exclude-standard", "--",
+                              *(f":(exclude,literal){path}" for path in sorted(leased)),
+                              config=config, reads_work_tree=True, magic_pathspecs=bool(leased))
+        large = sorted(name for name in set(listed.split(b"\0")) - {b""}
+                       if _size(self.workspace / os.fsdecode(name)) > LARGEST_FILE_BYTES)
+        if large:
+            self.git.run("update-index", "--force-remove", "-z", "--stdin", stdin=b"\0".join(large) + b"\0")
+        return {os.fsdecode(name) for name in large}
+
     def _add(self, config: tuple[str, ...], leased: set[str]) -> bytes:
-        """`git add --all` into the shadow's index, leaving out the leased files and the nested
-        repositories that have no commit yet; git's list of the files it added.
+        """`git add --all` into the shadow's index, leaving out `leased` (the leased files and the
+        large ones) and the nested repositories that have no commit yet; git's list of the files it added.
 
         git refuses the whole snapshot for such a repository (`git init sub`), of which
         it would keep only the commit id, and there is none; each it names is left out
