@@ -3,15 +3,17 @@
 Following a link reads it, and reading a link moves its access time (under relatime: when
 it is older than the link's last change; a fresh clone's links are that old). Read, Grep
 and Glob resolve the path the model names in stepagent's own process, outside bubblewrap's
-read-only view, and a deny rule looks at where a path leads: a Read through a link, a
-chain of links with `..` between them, a search of a folder or a file reached through one,
-must all leave every link's access time as it was, and still find what they look for.
+read-only view, a deny rule looks at where a path leads, and the classifier at which
+program a path to a command names: a Read through a link, a chain of links with `..`
+between them, a search of a folder or a file reached through one, a command run through
+one, must all leave every link's access time as it was, and still find what they look for.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -50,12 +52,13 @@ def test_reads_and_searches_through_links_leave_their_access_times(workspace, tm
     (workspace / "docs").mkdir()
     (workspace / "docs" / "guide.md").write_text("needle in the guide\n")
     links = [aged_link(workspace / "link.txt", "notes.txt"), aged_link(workspace / "to-docs", "docs"),
-             aged_link(workspace / "chain.txt", "to-docs/../link.txt")]
+             aged_link(workspace / "chain.txt", "to-docs/../link.txt"),
+             aged_link(workspace / "to-bin", os.path.dirname(shutil.which("cat")))]
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(secret.txt)"]}}))
     calls = [("Read", {"file_path": "link.txt"}), ("Read", {"file_path": "chain.txt"}),
              ("Grep", {"pattern": "needle", "path": "to-docs"}), ("Grep", {"pattern": "needle", "path": "link.txt"}),
-             ("Glob", {"pattern": "*.md", "path": "to-docs"})]
+             ("Glob", {"pattern": "*.md", "path": "to-docs"}), ("Bash", {"command": "to-bin/cat notes.txt"})]
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"tool_calls": [{"name": name, "arguments": args} for name, args in calls]},
                                   {"text": "looked"}]))
@@ -65,8 +68,8 @@ def test_reads_and_searches_through_links_leave_their_access_times(workspace, tm
     results = [json.loads(line)["message"]["content"] for line in out.splitlines()
                if json.loads(line).get("message", {}).get("role") == "tool"]
     assert [("needle in the" in result) for result in results[:4]] == [True] * 4, results
-    assert "guide.md" in results[4], results
-    assert [access_time(link) for link in links] == [OLD] * 3, "a link's access time moved"
+    assert "guide.md" in results[4] and "needle in the notes" in results[5], results
+    assert [access_time(link) for link in links] == [OLD] * 4, "a link's access time moved"
 
 
 def plan_mode_calls(tmp_path: Path, capsys, monkeypatch, calls: list[tuple[str, dict]]) -> list[str]:

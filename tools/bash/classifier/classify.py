@@ -22,6 +22,7 @@ from tools.bash.classifier.options import Options, read_options
 from tools.bash.classifier.parse import Word, parse
 from tools.base import Judgement
 from tools.bash.judgements import READ_ONLY, unsafe
+from tools.quiet_links import real_path
 
 SHELLS = frozenset("sh bash dash zsh ksh".split())
 RUNNERS = frozenset("eval exec source . sudo su doas nohup builtin trap alias".split())
@@ -146,7 +147,7 @@ def _command_name(word: Word) -> str:
         return word.text
     base = os.path.basename(word.text)
     system = shutil.which(base, path=SYSTEM_PATH)
-    if system and os.path.realpath(system) == os.path.realpath(word.text):
+    if system and os.path.realpath(system) == str(real_path(word.text)):  # a link's time stays
         return base
     return ""
 
