@@ -76,12 +76,14 @@ def has_link(path: str | os.PathLike[str]) -> bool:
 
 
 def _resolved_in_view(path: str) -> str | None:
-    """`realpath -m PATH` where the whole file system is mounted read-only; None where it cannot run."""
+    """`realpath PATH` where the whole file system is mounted read-only; None where it cannot run
+    or fails (a folder on the way is missing, or closed to the view's user, who has no
+    supplementary groups): the caller then resolves it plainly, rightly rather than quietly."""
     bwrap, realpath = bwrap_path(), shutil.which("realpath")
     if not bwrap or not realpath:
         return None
     argv = [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--", realpath, "-m", "--", path]
+            "--die-with-parent", "--new-session", "--", realpath, "--", path]
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_SECONDS)
     except (OSError, subprocess.TimeoutExpired):
