@@ -15,11 +15,15 @@ about every write (one question: this hook asks only where the permission mode
 would not). The path is checked as the tool will write it, links followed, and each
 of its names as a case-insensitive file system (macOS's, Windows') reads it: `.GIT`
 is `.git` there, and HFS+ ignores some invisible code points (`.g\u200cit`), as git's
-own check for `.git` does; Windows drops trailing dots and spaces.
+own check for `.git` does; Windows drops trailing dots and spaces. A folder
+needs no such name to be a repository's own: git run in a folder that holds a HEAD
+and a config takes it for a bare repository and reads its config (`git branch` in a
+terminal runs its core.pager), so a Write that would complete that pair is asked about too.
 """
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -34,6 +38,7 @@ if TYPE_CHECKING:
 
 NAME = "configuration-edits"
 STARTS_PROGRAMS = {".git", OWN_FOLDER}
+GIT_FOLDER_FILES = {"head", "config", "commondir"}
 HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
                              *range(0x206A, 0x2070), 0xFEFF])
 
@@ -54,11 +59,29 @@ def configuration_edits(workspace: Path) -> Callable[[ToolCallEvent], str | None
         except ValueError:
             return None  # outside the workspace: the tool refuses it
         held = sorted(folders & STARTS_PROGRAMS)
-        if not held:
-            return None
-        return (f"{event.tool.name} would change {path}, in {held[0]}, whose files start programs "
-                "later (git's config and hooks, stepagent's hooks and rules). Allow it in edit mode?")
+        if held:
+            return (f"{event.tool.name} would change {path}, in {held[0]}, whose files start programs "
+                    "later (git's config and hooks, stepagent's hooks and rules). Allow it in edit mode?")
+        if makes_git_folder(path):
+            return (f"{event.tool.name} would change {path}: {path.parent} then holds a HEAD and a "
+                    "config, which git takes for a repository of its own, whose config starts programs "
+                    "when git runs in that folder. Allow it in edit mode?")
+        return None
     return ask
+
+
+def makes_git_folder(path: Path) -> bool:
+    """Whether, once `path` is written, its folder is what git run there takes for a bare repository.
+
+    That is a HEAD beside a config, or beside a commondir (which names where the config is)."""
+    name = as_folder_name(path.name)
+    if name not in GIT_FOLDER_FILES:
+        return False
+    try:
+        present = {as_folder_name(entry) for entry in os.listdir(path.parent)} | {name}
+    except OSError:
+        present = {name}
+    return "head" in present and bool(present & {"config", "commondir"})
 
 
 def configuration_edits_layer(agent: "Agent") -> None:
