@@ -6,22 +6,24 @@ file, so the leases must be known at each call; but the reader of /proc/locks
 waits for an RCU grace period (milliseconds, longer on a busy machine, the
 longest step of a call's start). So where perl applies Landlock inside
 (landlock_in_bwrap.py), bwrap gets its mounts without such covers at once, and
-the leases are looked up in a thread meanwhile, while bwrap makes the
-namespaces and mounts; perl waits on the gate's pipe before it applies Landlock
-and runs the command. Found no leased file within the call's reach, stepagent
-opens the gate (one byte). Found some, the call is stopped before its command
-ran (LeasesInReach) and started again with them covered, as a call without
-perl always is. Sent nothing (stepagent failed or died first), perl reads the
-end of the pipe and runs nothing. Before the gate opens, only bwrap and perl's
-own start-up have run, which open the system's programs and libraries, as
-bwrap already did before the look.
+stepagent looks up the leases in a thread begun before bwrap starts (it waits
+in the kernel, without Python's lock, while bwrap makes the namespaces and
+mounts); perl waits on the gate's pipe before it applies Landlock and runs the
+command. Found no leased file within the call's reach, stepagent opens the
+gate (one byte). Found some, the call is stopped before its command ran
+(LeasesInReach) and started again with them covered, as a call without perl
+always is. Sent nothing (stepagent failed or died first), perl reads the end
+of the pipe and runs nothing. Before the gate opens, only bwrap and perl's own
+start-up have run (perl has joined the cgroup), which open the system's
+programs and libraries, as bwrap already did before the look.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 
-from tools.bash.sandbox.mounts_pipe import LookedUpPipe
+from tools.bash.sandbox.mounts_pipe import OneWritePipe
 from tools.bash.sandbox.private_folders import leased_in_reach
 
 OPEN = b"1"
@@ -35,15 +37,33 @@ class LeasesInReach(Exception):
         self.paths = paths
 
 
-class LeaseGate(LookedUpPipe):
-    """One call's gate: `send` opens it once no leased file is within reach, or raises LeasesInReach."""
+class LeaseGate(OneWritePipe):
+    """One call's gate, whose look begins when it is made.
+
+    `send` opens the gate once no leased file is within reach, or raises LeasesInReach."""
 
     def __init__(self, workspace: str, scratch: str) -> None:
-        super().__init__(lambda: _opening(os.path.realpath(workspace), os.path.realpath(scratch)))
+        super().__init__()
+        self._found: list[list[str] | BaseException] = []
+        self._look = threading.Thread(target=self._take_look, daemon=True,
+                                      args=(os.path.realpath(workspace), os.path.realpath(scratch)))
+        self._look.start()
 
+    def send(self) -> None:
+        """Wait for the look; open the gate if it found no leased file within reach."""
+        self._write(self._opening)
 
-def _opening(workspace: str, scratch: str) -> bytes:
-    leased = leased_in_reach(workspace, scratch)
-    if leased:
-        raise LeasesInReach(leased)
-    return OPEN
+    def _take_look(self, workspace: str, scratch: str) -> None:
+        try:
+            self._found.append(leased_in_reach(workspace, scratch))  # reads /proc/locks first
+        except BaseException as failure:  # raised again by send, in the call's own thread
+            self._found.append(failure)
+
+    def _opening(self) -> bytes:
+        self._look.join()
+        found = self._found[0]
+        if isinstance(found, BaseException):
+            raise found
+        if found:
+            raise LeasesInReach(found)
+        return OPEN
