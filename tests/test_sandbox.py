@@ -20,6 +20,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -36,6 +37,8 @@ FULL = pytest.param(DETECTED, id="full", marks=pytest.mark.skipif(
 LANDLOCK = pytest.param(replace(DETECTED, bwrap=None), id="landlock", marks=pytest.mark.skipif(
     not (DETECTED.landlock_abi >= 6 and DETECTED.seccomp), reason="Landlock ABI 6 or seccomp missing"))
 LAYER_SETS = [FULL, LANDLOCK]
+WITHOUT_PERL = pytest.param(replace(DETECTED, perl=None), id="bwrap-without-perl", marks=pytest.mark.skipif(
+    not DETECTED.bwrap, reason="bubblewrap is not available here"))
 PYTHON = sys.executable
 
 
@@ -183,25 +186,63 @@ def test_a_fork_bomb_is_stopped_and_leaves_nothing(files, layers):
     assert wait_until(lambda: running(marker) == 0, seconds=0.5), "once none is left, none can fork"
 
 
-@pytest.mark.parametrize("layers", LAYER_SETS)
-def test_every_process_of_the_call_is_in_the_tools_cgroup(files, layers):
-    """The cgroup bounds the call only if the call's first process joined it before starting anything."""
+@pytest.mark.parametrize("layers", [*LAYER_SETS, WITHOUT_PERL])
+def test_every_process_of_the_command_is_in_the_tools_cgroup(files, layers):
+    """The cgroup bounds the command only if its first process joined it before the command ran.
+
+    bubblewrap's own two processes (which run no code of the command's, and start no process
+    but the command's first) stay outside: moving another process costs an RCU grace period."""
     if not layers.cgroup:
         pytest.skip("no writable cgroup here (root only)")
+    seen = looked_at_while_running(files, layers, cgroups_of)
+    command = {pid: found for pid, (name, found) in seen.items() if name != "bwrap"}
+    assert command and all(found and all("/stepagent-" in path for path in found.values())
+                           for found in command.values()), seen
+
+
+@pytest.mark.parametrize("layers", [*LAYER_SETS, WITHOUT_PERL])
+def test_every_process_of_the_call_runs_within_the_limits(files, layers):
+    """bubblewrap's processes included: what one of them starts inherits its limits."""
+    seen = looked_at_while_running(files, layers, limits_of)
+    expected = {"Max file size": "67108864", "Max core file size": "0", "Max address space": "4294967296"}
+    assert seen and all(found == expected for _, found in seen.values()), seen
+
+
+def looked_at_while_running(workspace: Path, layers: Layers, look: Callable[[str], dict]) -> dict:
+    """pid -> (name, what `look` found) for each process of a call, looked at once its command runs."""
     marker = uuid.uuid4().hex
     with ThreadPoolExecutor(1) as pool:
-        call = pool.submit(sandboxed, files, layers, f"until [ -e seen ]; do sleep 0.02; done; : {marker}")
+        call = pool.submit(sandboxed, workspace, layers, f"until [ -e seen ]; do sleep 0.02; done; : {marker}")
         try:
             end = time.monotonic() + 10
-            while not (pids := subprocess.run(["pgrep", "-f", marker], capture_output=True,
-                                              text=True).stdout.split()) and time.monotonic() < end:
+            while "bash" not in (names := {pid: name_of(pid) for pid in subprocess.run(
+                    ["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()}).values() \
+                    and time.monotonic() < end:
                 time.sleep(0.05)
-            groups = {pid: cgroups_of(pid) for pid in pids}
+            seen = {pid: (name, look(pid)) for pid, name in names.items()}
         finally:
-            (files / "seen").touch()  # the call waits until its processes have been looked at
+            (workspace / "seen").touch()  # the call waits until its processes have been looked at
         call.result()
-    assert groups and all(found and all("/stepagent-" in path for path in found.values())
-                          for found in groups.values()), groups
+    return seen
+
+
+def name_of(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def limits_of(pid: str) -> dict[str, str]:
+    """The process's file size, core size and memory limits, soft (each must equal its hard limit)."""
+    try:
+        lines = Path(f"/proc/{pid}/limits").read_text().splitlines()[1:]
+    except OSError:
+        return {}
+    found = {line[:26].strip(): line[26:].split()[:2] for line in lines}
+    return {name: soft if soft == hard else f"{soft} (hard {hard})"
+            for name, (soft, hard) in found.items()
+            if name in ("Max file size", "Max core file size", "Max address space")}
 
 
 def cgroups_of(pid: str) -> dict[str, str]:

@@ -78,12 +78,12 @@ class _Capped:
 
 def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: float,
                 in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = (),
-                watchdog: Watchdog | None = None, started: Callable[[], None] | None = None) -> Outcome:
+                watchdog: Watchdog | None = None, started: Callable[[int], None] | None = None) -> Outcome:
     """Run argv with its output captured; return when it ends, times out or floods.
 
     With a `watchdog`, argv's first process registers on its pipe, given as stdin (watchdog.py);
     None where the command already dies whole with stepagent (bubblewrap). `started` runs
-    once the process has started (should it fail, the call is stopped like any other).
+    once the process has started, given its pid (should it fail, the call is stopped like any other).
     """
     steps = tuple(in_child)
     process = subprocess.Popen(list(argv), cwd=cwd, env=env,
@@ -95,7 +95,7 @@ def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: flo
     interrupted = False
     try:
         if started:
-            started()
+            started(process.pid)
         timed_out = _read_until_done(process, output, time.monotonic() + timeout)
     except KeyboardInterrupt:
         timed_out = interrupted = True

@@ -17,7 +17,6 @@ the kernel to reap each call's processes.
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import time
 import weakref
@@ -37,15 +36,29 @@ class CallCgroup:
 
     paths: list[Path]
 
-    def join(self) -> None:
-        """Move this process into the cgroup (call between fork and exec)."""
+    def join(self, pid: int = 0) -> None:
+        """Move single-threaded process `pid` into the cgroup: this one, between fork and exec, by default.
+
+        Moving another process waits for an RCU grace period (milliseconds); in a v1 hierarchy
+        moving oneself does not (joining_ends)."""
         for path in self.paths:
             with open(path / _joined_by(path), "w", encoding="ascii") as procs:
-                procs.write("0")
+                procs.write(str(pid))
 
-    def join_commands(self) -> list[str]:
-        """Shell commands that move the shell running them into the cgroup."""
-        return [f"echo 0 > {shlex.quote(str(path / _joined_by(path)))}" for path in self.paths]
+    def joining_ends(self) -> list[int]:
+        """Descriptors, opened here for writing, through which a process that writes "0" joins the cgroup.
+
+        For a process inside bubblewrap, where the cgroup files are read-only; the kernel
+        checks the permission of whoever opened them. The caller closes them."""
+        ends: list[int] = []
+        try:
+            for path in self.paths:
+                ends.append(os.open(path / _joined_by(path), os.O_WRONLY | os.O_CLOEXEC))
+        except OSError:
+            for end in ends:
+                os.close(end)
+            raise
+        return ends
 
     def kill_members(self) -> None:
         """Kill whatever is still in the cgroup."""
@@ -139,12 +152,13 @@ def _made(path: Path, limits: dict[str, int]) -> Path | None:
 
 
 def _joined_by(path: Path) -> str:
-    """The file in which a single-threaded process writes "0" (itself) to join the cgroup.
+    """The file that moves a single-threaded process into the cgroup, given its pid (0: the writer).
 
-    A v1 hierarchy has `tasks`, which moves the writer's one thread without locking
-    every thread group on the machine, as cgroup.procs does (an RCU grace period:
-    milliseconds a call, per hierarchy). The shell and the forked child that join are
-    single-threaded, so the thread is the whole process. v2 has cgroup.procs only."""
+    A v1 hierarchy has `tasks`, which moves one thread without locking every
+    thread group on the machine, as cgroup.procs does (an RCU grace period:
+    milliseconds a call, per hierarchy). The forked child and bubblewrap, which
+    are moved, are single-threaded, so the thread is the whole process. v2 has
+    cgroup.procs only."""
     return "tasks" if (path / "tasks").exists() else "cgroup.procs"
 
 

@@ -32,12 +32,14 @@ from functools import lru_cache
 
 RESTRICT_SELF = 446
 SKIP_LOCALE, OURS = "PERL_SKIP_LOCALE_INIT", "stepagent"
+JOIN_CGROUP = ("for my $fd (split /,/, shift) { open(my $cgroup, '>&=', $fd) or die \"stepagent: no cgroup\\n\";"
+               " syswrite($cgroup, '0') == 1 or die \"stepagent: cannot join the cgroup: $!\\n\"; close($cgroup); }")
 WAIT_AT_GATE = ("my $gate = 0 + shift; my $byte = ''; open(my $go, '<&=', $gate) or die \"stepagent: no gate\\n\";"
                 " sysread($go, $byte, 1) == 1 or die \"stepagent: stopped before the command ran\\n\"; close($go);")
 RESTRICT_THEN_EXEC = (
     f"my $fd = 0 + shift; syscall({RESTRICT_SELF}, $fd, 0) == 0"
     " or die \"stepagent: Landlock refused: $!\\n\";"
-    " open(my $ruleset, '<&=', $fd) and close($ruleset);"
+    " open(my $ruleset, '<&=', $fd) or die \"stepagent: no ruleset\\n\"; close($ruleset);"
     f" delete $ENV{{{SKIP_LOCALE}}} if ($ENV{{{SKIP_LOCALE}}} // '') eq '{OURS}';"
     " exec {$ARGV[0]} @ARGV or die \"stepagent: cannot run $ARGV[0]: $!\\n\";")
 
@@ -48,15 +50,19 @@ def perl_path() -> str | None:
     return shutil.which("perl")
 
 
-def restrict_then_exec(perl: str, ruleset_fd: int, gate_fd: int | None = None) -> list[str]:
+def restrict_then_exec(perl: str, ruleset_fd: int, gate_fd: int | None = None,
+                       cgroup_fds: list[int] = ()) -> list[str]:
     """A command prefix: apply the ruleset `ruleset_fd`, close it, then run what follows.
 
-    Given `gate_fd`, it first waits for a byte there (lease_gate.py); at end of file it runs nothing.
+    Given `cgroup_fds`, it first joins the cgroup through each (CallCgroup.joining_ends); given
+    `gate_fd`, it then waits for a byte there (lease_gate.py); at end of file it runs nothing.
     landlock_restrict_self's number is the same on every architecture.
     """
-    if gate_fd is None:
-        return [perl, "-e", RESTRICT_THEN_EXEC, "--", str(ruleset_fd)]
-    return [perl, "-e", WAIT_AT_GATE + " " + RESTRICT_THEN_EXEC, "--", str(gate_fd), str(ruleset_fd)]
+    steps = [(JOIN_CGROUP, ",".join(map(str, cgroup_fds)))] if cgroup_fds else []
+    if gate_fd is not None:
+        steps.append((WAIT_AT_GATE, str(gate_fd)))
+    steps.append((RESTRICT_THEN_EXEC, str(ruleset_fd)))
+    return [perl, "-e", " ".join(code for code, _ in steps), "--", *(argument for _, argument in steps)]
 
 
 def perl_environment() -> dict[str, str]:

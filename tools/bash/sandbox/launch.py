@@ -2,14 +2,22 @@
 
 Build mode's read-only calls, which run without a question, start the same way (unasked.py).
 
-With bubblewrap the call runs as `dash -c 'join the cgroup, ulimit …; exec
-"$@"' bwrap … -- perl … bash -c CMD` (limits.py's trampoline) with the seccomp
-filter passed on a pipe and the Landlock ruleset as a descriptor, which perl applies inside
-(landlock_in_bwrap.py): no Python runs between fork and exec, so the call
-starts with vfork (bench/bash_safety.py measures it). bwrap reads its mounts
-from a pipe, looked up while it starts (mounts_pipe.py), and perl holds the
-command back until stepagent has looked for leased files (lease_gate.py); where
-some are within reach, the call starts again with them covered. Without bubblewrap, the child
+With bubblewrap the call runs as `bwrap … -- perl … bash -c CMD` with the
+seccomp filter passed on a pipe and the Landlock ruleset as a descriptor, which
+perl applies inside (landlock_in_bwrap.py): no Python runs between fork and
+exec, so the call starts with vfork (bench/bash_safety.py measures it). bwrap
+reads its mounts from a pipe before it starts any process (mounts_pipe.py):
+until stepagent writes them, bwrap is the call's only process, and stepagent
+first lowers its resource limits (prlimit), so everything bwrap starts inherits
+them; should that fail, no mounts are sent and nothing runs. perl, first of
+all, moves itself into the tool's cgroup through descriptors stepagent opened
+(in a v1 hierarchy a process that moves itself waits for no RCU grace
+period, one moved by another does; without perl, stepagent moves bwrap before
+it sends the mounts), so the command's every
+process is born inside; bwrap's own two, which run nothing of the command's,
+stay out. Then perl holds the command back until stepagent has looked for
+leased files (lease_gate.py), a look begun before bwrap starts; where some
+are within reach, the call starts again with them covered. Without bubblewrap, the child
 restricts itself before exec (Landlock, with a second ruleset that keeps the
 kernel's files that act when read closed, kernel_reads.py; then seccomp), and
 root's capabilities are dropped by setpriv (capabilities.py). Both get the resource
@@ -38,7 +46,7 @@ from tools.bash.sandbox.lease_gate import LeaseGate
 from tools.bash.sandbox.landlock_in_bwrap import perl_environment, restrict_then_exec
 from tools.bash.sandbox.bwrap import bwrap_argv
 from tools.bash.sandbox.capabilities import drop_all_prefix
-from tools.bash.sandbox.limits import call_limits
+from tools.bash.sandbox.limits import Limits, call_limits
 from tools.bash.sandbox.mounts_pipe import MountsPipe
 from tools.bash.sandbox.cgroups import CallCgroup
 from tools.bash.sandbox.kernel_reads import kernel_reads_ruleset
@@ -51,7 +59,7 @@ class Launch:
     """What the process runner needs: a command prefix, environment, child steps and fds.
 
     `dies_with_parent` says whether everything the command starts dies with stepagent by itself;
-    `started`, when given, runs in stepagent once the process has started.
+    `started`, when given, runs in stepagent once the process has started, given its pid.
     """
 
     prefix: list[str] = field(default_factory=list)
@@ -59,7 +67,7 @@ class Launch:
     in_child: list[Callable[[], None]] = field(default_factory=list)
     pass_fds: list[int] = field(default_factory=list)
     dies_with_parent: bool = False
-    started: Callable[[], None] | None = None
+    started: Callable[[int], None] | None = None
 
 
 @contextmanager
@@ -93,22 +101,23 @@ def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None 
             if fd is not None:
                 cleanup.callback(os.close, fd)
                 launch.pass_fds.append(fd)
-            inside = []
-            gate = None
+            inside, gate, joined_by_stepagent = [], None, cgroup
             if ruleset and layers.perl:
                 if leased is None:
                     gate, leased = LeaseGate(str(workspace), scratch), []
                     cleanup.callback(gate.close)
                     launch.pass_fds.append(gate.read_end)
-                launch.pass_fds.append(ruleset.fd)
+                joins, joined_by_stepagent = cgroup.joining_ends() if cgroup else [], None
+                for end in joins:
+                    cleanup.callback(os.close, end)
+                launch.pass_fds += [ruleset.fd, *joins]
                 launch.env.update(perl_environment())
-                inside = restrict_then_exec(layers.perl, ruleset.fd, gate.read_end if gate else None)
-            mounts = MountsPipe(workspace, scratch, leased)  # looks up the mounts as the process starts
+                inside = restrict_then_exec(layers.perl, ruleset.fd, gate.read_end if gate else None, joins)
+            mounts = MountsPipe(workspace, scratch, leased)  # looks up the mounts once the process has started
             cleanup.callback(mounts.close)
             launch.pass_fds.append(mounts.read_end)
-            launch.started = partial(_send, mounts, gate)
-            launch.prefix = [*limits.trampoline(cgroup.join_commands() if cgroup else []),
-                             *bwrap_argv(layers.bwrap, workspace, fd, scratch, mounts.read_end), *inside]
+            launch.started = partial(_bound_then_sent, limits, joined_by_stepagent, mounts, gate)
+            launch.prefix = [*bwrap_argv(layers.bwrap, workspace, fd, scratch, mounts.read_end), *inside]
             launch.dies_with_parent = True
             yield launch
             return
@@ -127,8 +136,13 @@ def plan_mode_launch(workspace: Path, layers: Layers, cgroup: CallCgroup | None 
         yield launch
 
 
-def _send(mounts: MountsPipe, gate: LeaseGate | None) -> None:
-    """bwrap's mounts, then (once the leases are looked up) the opening of the gate."""
+def _bound_then_sent(limits: Limits, cgroup: CallCgroup | None, mounts: MountsPipe,
+                     gate: LeaseGate | None, bwrap: int) -> None:
+    """bwrap, waiting for its mounts, within the limits (and into `cgroup`, unless perl joins it);
+    then its mounts; then (once the leases are looked up) the opening of the gate."""
+    if cgroup:
+        cgroup.join(bwrap)
+    limits.apply_to(bwrap)
     mounts.send()
     if gate:
         gate.send()

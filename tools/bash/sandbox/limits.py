@@ -1,8 +1,10 @@
 """Resource limits for a plan-mode Bash call: memory, file size, processes.
 
 One layer of the plan-mode sandbox. rlimits are the oldest, most portable
-bound the kernel offers: set in the child before exec, inherited by everything
-it starts, and not raisable without privilege. RLIMIT_NPROC does not bind root
+bound the kernel offers: inherited by everything a process starts (and kept
+across exec), and not raisable without privilege. They are set in the child
+before exec, or, under bubblewrap, by stepagent on the started process with
+prlimit(2) before that process has started anything (launch.py). RLIMIT_NPROC does not bind root
 (the kernel exempts uid 0 even inside a user namespace), so for root the
 process count is bounded by a cgroup instead (cgroups.py). The memory bound
 (RLIMIT_AS) is Linux's: macOS refuses `ulimit -v`, so elsewhere it is left out.
@@ -25,7 +27,7 @@ PROCESS_BUDGET = 256
 
 @dataclass(frozen=True)
 class Limits:
-    """The values, computed in the parent; `apply` runs in the child."""
+    """The values, computed in the parent; `apply` runs in the child, `apply_to` in the parent."""
 
     memory: int = MEMORY_BYTES
     file_size: int = FILE_BYTES
@@ -33,22 +35,32 @@ class Limits:
 
     def apply(self) -> None:
         """Lower this process's limits (call between fork and exec)."""
+        for which, value in self._values():
+            _lower(which, value)
+
+    def apply_to(self, pid: int) -> None:
+        """Lower the limits of process `pid` (Linux), soft and hard, as `apply` lowers its own."""
+        for which, value in self._values():
+            value = _lowered(value, resource.prlimit(pid, which)[1])
+            resource.prlimit(pid, which, (value, value))
+
+    def _values(self) -> list[tuple[int, int]]:
+        values = [(resource.RLIMIT_FSIZE, self.file_size), (resource.RLIMIT_CORE, 0)]
         if linux_only.available():
-            _lower(resource.RLIMIT_AS, self.memory)
-        _lower(resource.RLIMIT_FSIZE, self.file_size)
-        _lower(resource.RLIMIT_CORE, 0)
+            values.insert(0, (resource.RLIMIT_AS, self.memory))
         if self.processes is not None:
-            _lower(resource.RLIMIT_NPROC, self.processes)
+            values.append((resource.RLIMIT_NPROC, self.processes))
+        return values
 
-    def trampoline(self, first: list[str] = (), name: str = "stepagent") -> list[str]:
-        """A command prefix that runs `first`, sets these limits, then execs what follows.
+    def trampoline(self, name: str = "stepagent") -> list[str]:
+        """A command prefix that sets these limits, then execs what follows.
 
-        For a launch that sets them without running Python in the child; the shell runs
+        For a program started without Python in the child (ripgrep.py); the shell runs
         outside any sandbox. dash where there is one: it starts in about half bash's time, imports no functions
         and reads no startup file when not interactive; else `bash -p`, which does neither either
         (an exported `echo` function could replace its own)."""
         dash = _dash()
-        commands = [*first, *self._shell_commands(dash is not None), 'exec "$@"']
+        commands = [*self._shell_commands(dash is not None), 'exec "$@"']
         return [*([dash] if dash else ["bash", "-p"]), "-c", " && ".join(commands), name]
 
     def _shell_commands(self, dash: bool) -> list[str]:
@@ -97,7 +109,10 @@ def _within_hard(which: int, value: int, unit: int) -> int:
 
 
 def _lower(which: int, value: int) -> None:
-    _soft, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
+    value = _lowered(value, resource.getrlimit(which)[1])
     resource.setrlimit(which, (value, value))
+
+
+def _lowered(value: int, hard: int) -> int:
+    """`value`, or the hard limit in force where that is lower: a limit is never raised."""
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
