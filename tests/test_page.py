@@ -96,7 +96,7 @@ def test_a_revision_is_the_text_the_user_saw_with_their_own_edits_and_its_digest
     assert "The user's own edits to it, before answering\n" + edits in first
     assert "2. Run the tests." in first.split("The plan as shown", 1)[1], "the text they saw, edits included"
     assert "feedback: “and run the tests”" in text.split("Revision 2", 1)[1]
-    assert "⏸ Answer: plan saved for later: /plan show prints it, /plan approve approves it" in text
+    assert "⏸ Answer: plan saved for later: /plan show prints it, /plan approve reviews it again" in text
 
 
 def test_a_span_left_by_mode_and_one_still_open_say_so(workspace, tmp_path):

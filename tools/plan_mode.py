@@ -71,7 +71,7 @@ RESULTS = {
     "reject": (REJECTED, True, "plan rejected"),
     "save": ("The user saved your plan for later. {where} It is not approved yet: you are still "
              "in plan mode. Stop here; the user approves it later (/plan approve) or speaks next.",
-             True, "plan saved for later: /plan show prints it, /plan approve approves it"),
+             True, "plan saved for later: /plan show prints it, /plan approve reviews it again"),
     "left": ("The user " + QuestionLeft.TOLD.format("{left_by}", "approving your plan; nothing was "
                                                     "saved", "{mode_label}"), True,
              "plan not approved: you left with {left_by}"),

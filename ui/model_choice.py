@@ -3,7 +3,8 @@
 With --script, the scripted model replays that file. With --lesson, or with
 neither OPENAI_API_KEY nor OPENAI_BASE_URL set, the offline lesson model
 (step42_plan_mode/lesson_model.py) plays the step-42 lesson, following the user's
-answers, and says so in a banner. Otherwise the real client talks to
+answers, and says so in a banner (not that it follows answers in -p, where nobody
+answers; none for --try-calls, where no model runs). Otherwise the real client talks to
 OPENAI_BASE_URL (a key is optional there: a server on the LAN may need none), or
 to OpenAI with the key. A base URL that is not an http(s) URL is refused at
 start. openai itself is imported later (models/openai_chat.py), so the prompt
@@ -31,10 +32,9 @@ if TYPE_CHECKING:
     from ui.console import ConsoleView
 
 LESSON_BANNER = ("No OPENAI_API_KEY or OPENAI_BASE_URL: running the offline lesson model. It plays "
-                 "the step-42 lesson and follows your answers.")
-CHOSEN_LESSON_BANNER = ("--lesson: running the offline lesson model. It plays the step-42 lesson "
-                        "and follows your answers.")
-LESSON_TRY = " Try: /plan add a greeting file"
+                 "the step-42 lesson")
+CHOSEN_LESSON_BANNER = "--lesson: running the offline lesson model. It plays the step-42 lesson"
+IN_REPL = " and follows your answers. Try: /plan add a greeting file"  # in -p nobody answers
 REAL_MODEL = ("To use a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a server on this "
               "machine) and start stepagent again; --model NAME picks one.")
 
@@ -62,7 +62,7 @@ def choose_model(script: Path | None, name: str | None, repl: bool = True, lesso
         for wanted in (name, plan_name):
             if wanted and wanted != OFF:
                 model_named(played, wanted)
-        return played, banner + LESSON_TRY * repl
+        return played, banner + (IN_REPL if repl else ".")
     from models.openai_chat import OpenAIChatModel
 
     model = OpenAIChatModel(name or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL, key,
@@ -121,9 +121,11 @@ def checked_base_url(url: str) -> str:
 
 
 def open_model(script: Path | None, name: str | None, view: "ConsoleView", lesson: bool = False,
-               deadline: float = DEFAULT_DEADLINE_SECONDS, plan_name: str | None = None) -> Model | None:
-    """The chosen model with its banner shown and its notices on the screen; None after an error.
+               deadline: float = DEFAULT_DEADLINE_SECONDS, plan_name: str | None = None,
+               announce: bool = True) -> Model | None:
+    """The chosen model, its notices on the screen and its banner shown; None after an error.
 
+    `announce` False shows no banner (--try-calls: no model runs).
     The error is one line on standard error: nothing has run yet.
     """
     try:
@@ -131,7 +133,7 @@ def open_model(script: Path | None, name: str | None, view: "ConsoleView", lesso
     except ModelError as failure:
         print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
         return None
-    if banner:
+    if banner and announce:
         view.notice(banner, style="bold yellow")
     if hasattr(model, "on_notice"):
         model.on_notice, model.on_reasoning = view.model_notice, view.on_reasoning

@@ -176,7 +176,7 @@ def start(args: argparse.Namespace, state: AppState, view: ConsoleView) -> Start
         print(f"stepagent: {safe(str(failure))}", file=sys.stderr)
         return 2
     model = open_model(args.script, args.model, view, lesson=args.lesson, deadline=args.timeout,
-                       plan_name=args.plan_model)
+                       plan_name=args.plan_model, announce=not args.try_calls)
     if model is None:
         return 2
     plan_model = open_plan_model(args.plan_model, model)

@@ -21,6 +21,7 @@ from tools.plan_mode import EXIT_PLAN_MODE, PlanReview
 from ui.callbacks import UICallbacks
 from ui.console import ConsoleView
 from ui.question_commands import is_command, show_outcome
+from ui.review_endings import ENDED_BY_REVIEW
 from ui.prompt import after_first_draw, read_line, status_line
 from ui.slash import run_slash_command
 from ui.startup import resume_command, show_last_exchange
@@ -145,13 +146,6 @@ def _build_fresh(session: Session, view: ConsoleView, approval: str, callbacks: 
     view.notice(f"A fresh conversation builds the approved plan; the planning conversation is kept "
                 f"as {old} (/resume {old} goes back to it).", style="yellow")
     return send_turn(session, view, approval, callbacks)
-
-
-ENDED_BY_REVIEW = {
-    "reject": "Plan rejected. Plan mode stays on; tell the agent what you want.",
-    "save": "Plan saved for later. Plan mode stays on: /plan show prints it, /plan approve approves it.",
-    "left": "The plan was not approved: you left plan mode ({left_by}).",
-}
 
 
 def report_outcome(outcome: TurnOutcome, view: ConsoleView, review: PlanReview | None = None,

@@ -31,6 +31,7 @@ from ui.model_choice import REAL_MODEL
 from ui.model_command import run_model
 from ui.memory_command import edit_memory, list_memories, memory_folder
 from ui.modes import MODE_CYCLE, select
+from ui.review_endings import ENDED_BY_REVIEW
 from ui.rewind_command import run_rewind
 from ui.safe_text import safe
 from ui.slash_help import HELP, command_names
@@ -187,7 +188,8 @@ def _approve_plan(session: Session) -> SlashOutcome:
         return SlashOutcome(result.summary, fresh_start=result.content)
     if reviewed.outcome == "approve":
         return SlashOutcome(result.summary, send=result.content)
-    return SlashOutcome(result.summary, send=result.follow_up or "")
+    said = ENDED_BY_REVIEW[reviewed.outcome] if reviewed.outcome in {"reject", "save"} else result.summary
+    return SlashOutcome(said, send=result.follow_up or "")
 
 
 def _lesson(session: Session) -> SlashOutcome:
