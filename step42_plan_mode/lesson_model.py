@@ -29,7 +29,7 @@ NAME = "offline lesson model (scripted)"
 TODO_WRITE = "TodoWrite"
 APPROVED_PLAN = "## Approved Plan:\n"
 WRITE_STEPS = {"write_build", "write_edit", "write_yolo", "write_again", "write_without_plan"}
-ANSWERS = {APPROVED: "approved", NOT_APPROVED: "feedback", REJECTED: "rejected", DECLINED: "declined"}
+ANSWERS = {APPROVED: "approved", NOT_APPROVED: "feedback", REJECTED: "rejected", DECLINED: "declined", "Denied ": "declined"}
 CARRY_ON = {"go on", "continue", "go ahead", "ok", "okay", "proceed", "try again", "yes"}
 
 
@@ -54,7 +54,7 @@ class Progress:
     approved_plan: str = ""
     existing: str = ""  # the file's text, when research found it there,
     first: str = "create"  # and then the plan's first step is "append"
-    undone: bool = False  # a declined Write's todo is back to pending
+    undone: bool = False  # a declined (or denied) Write's todo is back to pending
     approved: bool = False  # a plan was approved
 
 
@@ -130,8 +130,8 @@ def _note_result(progress: Progress, step: str, tool: str, content: str,
     elif step in WRITE_STEPS:
         progress.write_answers.append(answer)
         progress.written = progress.written or answer == "done"
-        said = content.partition("The user said: ")[2] if answer == "declined" else ""
-        progress.declined_with = " ".join(said.split())
+        denied = re.match(r"Denied by (.+?)(?:\. Nothing was run|: )", content)  # a deny rule, a user's hook
+        progress.declined_with = denied[1] if denied else " ".join(content.partition("The user said: ")[2].split())
     elif step == "check":
         progress.checked = True
 
