@@ -95,8 +95,11 @@ class SessionRules:
             self.rules.append(rule)
 
     def forget(self) -> list[AllowRule]:
-        """Drop every rule (a lesson that starts again asks again); returns the rules dropped."""
-        dropped, self.rules = self.rules, []
+        """Drop the rules kept for this session only (a restarted lesson asks again); returns them.
+
+        A rule written to a settings file (p, u) stays, as the file's own rules do."""
+        dropped = [rule for rule in self.rules if rule.kept == "session"]
+        self.rules = [rule for rule in self.rules if rule.kept != "session"]
         return dropped
 
     def matching(self, tool: str, args: dict[str, Any]) -> AllowRule | None:
