@@ -11,6 +11,7 @@ from rich.console import Console
 
 from agent.approval import PermissionRequest
 from agent.events import ToolDecision, ToolFinished, ToolRequested
+from tools.base import Preview
 from tools.preview import command_preview, diff_preview
 from state import AppState
 from tests.screen_replay import replayed
@@ -60,6 +61,25 @@ def test_the_command_is_on_screen_with_hidden_characters_revealed():
     answer = interactive_approve(view, lambda q: seen.append(plain(out)) or "a")(request)
     assert "rm -rf x\\u200b" in seen[0] and "invisible characters" in seen[0]
     assert answer.allow and not answer.remember, "no rule is offered, so nothing is remembered"
+
+
+@pytest.mark.parametrize("name, coloured", [("app.py", True), ("notes.txt", False)])
+def test_a_new_file_is_highlighted_by_its_name_with_only_the_lexers_that_name_matches(
+        monkeypatch, name, coloured):
+    """Choosing is cheap: pygments' modules of lexers are loaded for the name's match, not all 250."""
+    from pygments.lexers import find_lexer_class_for_filename
+
+    lexers = find_lexer_class_for_filename.__globals__  # pygments.lexers replaces its module with another
+    load, loaded = lexers["_load_lexers"], []
+    monkeypatch.setitem(lexers, "_lexer_cache", {})
+    monkeypatch.setitem(lexers, "_load_lexers", lambda module: loaded.append(module) or load(module))
+    view, out = screen()
+    request = PermissionRequest("Write", {"file_path": name}, "Allow?",
+                                Preview("content", "import os\n", name, added=1), "Write")
+    interactive_approve(view, lambda question: "n")(request)
+    assert "new file, 1 line" in plain(out) and "import os" in plain(out)
+    assert bool(re.search(r"\x1b\[[0-9;]*9[0-9];49mimport\x1b", out.getvalue())) == coloured
+    assert len(loaded) == 1, loaded
 
 
 def test_feedback_at_the_permission_question_is_a_no_with_the_text():

@@ -50,6 +50,18 @@ def change_lines(diff: str, max_lines: int = CHANGE_LINES) -> tuple[list[Text], 
     return shown, max(len(body) - max_lines, 0)
 
 
+def lexer_for(path: str, content: str) -> str:
+    """The lexer for a new file's content, chosen by its name (its content decides between several).
+
+    Only the lexers whose file names match are loaded: rich's Syntax.guess_lexer loads all of
+    pygments' 250 modules of lexers to choose, 0.2 s before the first question.
+    """
+    from pygments.lexers import find_lexer_class_for_filename
+
+    found = find_lexer_class_for_filename(path, content)
+    return (found.aliases[0] if found.aliases else found.name) if found else "default"
+
+
 def hidden_lines(preview: Preview) -> int:
     """How many lines of `preview` a shortened drawing leaves out (a command is always drawn whole)."""
     return 0 if preview.kind == "command" else shortened(safe(preview.text), MAX_LINES)[1]
@@ -72,7 +84,7 @@ def render_preview(preview: Preview, whole: bool = False) -> RenderableType:
     else:
         title = Text.assemble((safe(preview.path), "bold"),
                               (f"  new file, {counted(preview.added, 'line')}", "green"))
-        shown = Syntax(body, Syntax.guess_lexer(preview.path, body), theme="ansi_dark",
+        shown = Syntax(body, lexer_for(preview.path, body), theme="ansi_dark",
                        line_numbers=True, word_wrap=True, background_color="default")
     parts: list[RenderableType] = [title, shown]
     if preview.note:
