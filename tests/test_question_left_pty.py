@@ -14,15 +14,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 
 import pexpect
 import pytest
 
 from session.journal import UNANSWERED_AT_END
 from tests.fake_chat_server import FakeChatServer
-from tests.terminal import ROOT, Terminal
+from tests.product_run import run_product
+from tests.terminal import Terminal
 
 WRITE = ("Write", {"file_path": "made.txt", "content": "x"})
 QUESTION = ("AskUserQuestion", {"questions": [{
@@ -154,8 +153,7 @@ def resumed_after_the_terminal_closed(workspace, server: FakeChatServer) -> dict
     """The session continued with -p once its terminal closed: the request it sends."""
     server.reply_text("resumed")
     env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url}
-    done = subprocess.run([sys.executable, str(ROOT / "index.py"), "--continue", "-p", "go on"],
-                          cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    done = run_product("--continue", "-p", "go on", cwd=workspace, env=env)
     assert done.returncode == 0, done.stderr
     return server.requests[-1]
 
