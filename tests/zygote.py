@@ -1,7 +1,8 @@
 """The tests' fork server ("zygote"): one Python that has imported what a run of index.py
-imports (the project, prompt_toolkit, rich, openai), forking a child for each run, which
-then runs index.py as `python index.py ARGS` would. A start costs a fork instead of an
-interpreter start-up and those imports (0.3-1 s of CPU each, about 190 times a suite).
+imports (the project, prompt_toolkit, rich, openai, and what its first answer, request, Bash
+command and keys import later), forking a child for each run, which then runs index.py as
+`python index.py ARGS` would. A start costs a fork instead of an interpreter start-up and
+those imports (0.3-1 s of CPU each, about 190 times a suite).
 
 Started by tests/zygote_client.py, one per test worker: `python tests/zygote.py SOCKET`.
 It listens on SOCKET (a Unix SOCK_SEQPACKET socket, one JSON message a packet), prints
@@ -34,7 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PRELOADED = ("index", "ui.product", "ui.prompt_first", "ui.repl", "models.openai_chat", "openai")
+PRELOADED = ("index", "ui.product", "ui.prompt_first", "ui.repl", "ui.headless", "models.openai_chat", "openai",
+             # imported later in a run, by its first answer, request, Bash command or key
+             "rich.markdown", "rich.syntax", "httpcore2", "tree_sitter_bash", "prompt_toolkit.input.vt100",
+             "prompt_toolkit.key_binding.bindings.search")
 PACKET = 1 << 20
 
 
@@ -113,13 +117,15 @@ class RecordingEnviron(os._Environ):
 
 
 def preload() -> list[str]:
-    """Import what the runs import; the environment names read while doing it."""
+    """Import what the runs import, and fill the cache every preview of a new file fills alike
+    (pygments' file-name patterns compiled, 60 ms); the environment names read while doing it."""
     import importlib
 
     os.environ.__class__ = RecordingEnviron
     try:
         for name in PRELOADED:
             importlib.import_module(name)
+        importlib.import_module("ui.preview").lexer_for("warm-up", "")
     finally:
         os.environ.__class__ = os._Environ
     return sorted(RecordingEnviron.read)
