@@ -8,7 +8,9 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pexpect
 import ptyprocess
@@ -16,6 +18,7 @@ import ptyprocess
 from tests.zygote_client import Forked, forks, zygote
 
 ROOT = Path(__file__).resolve().parent.parent
+Found = TypeVar("Found")
 
 
 class ForkedPty(ptyprocess.PtyProcess):
@@ -106,32 +109,64 @@ class Terminal:
 
 
 class Screen:
-    """stepagent in a tmux window of its own, read as the user sees it (what stays on the screen)."""
+    """stepagent in a tmux window of its own, read as the user sees it (what stays on the screen).
+
+    The pane's program is a child of the worker's zygote handed the pane's terminal
+    (tests/zygote_pane.py), unless its environment needs a real start. tmux reads a config of
+    its own (not the user's), keeping 50,000 lines of scrollback, and copies what the pane
+    shows into a file (pipe-pane): a wait reads the screen again only once that file has grown.
+    """
 
     def __init__(self, tmp_path: Path, workspace: Path, *args: str, env: dict[str, str] | None = None,
                  columns: int = 120):
         self.socket = f"stepagent-screen-{os.getpid()}-{tmp_path.name}"
+        self.shown = tmp_path / "tmux-shown"
+        config = tmp_path / "tmux.conf"
+        config.write_text("set -g history-limit 50000\n")
         settings = {"STEPAGENT_HOME": os.environ["STEPAGENT_HOME"], "TERM": "xterm-256color", **(env or {})}
-        command = (f"cd {shlex.quote(str(workspace))} && "
+        program = [sys.executable]
+        if forks({**os.environ, **settings}):
+            program += ["-S", "-E", str(ROOT / "tests" / "zygote_pane.py"), zygote().path]
+        command = (f"cd {shlex.quote(str(workspace))} && export "
                    + " ".join(f"{name}={shlex.quote(value)}" for name, value in settings.items())
-                   + f" {sys.executable} {ROOT / 'index.py'} {' '.join(map(shlex.quote, args))}")
-        self.tmux("new-session", "-d", "-s", "main", "-x", str(columns), "-y", "30", command)
+                   + " && exec " + shlex.join([*program, str(ROOT / "index.py"), *args]))
+        self.tmux("-f", str(config), "new-session", "-d", "-s", "main", "-x", str(columns), "-y", "30", command)
+        self.tmux("pipe-pane", "-t", "main", "-O", f"cat >> {shlex.quote(str(self.shown))}")
 
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
                               check=True).stdout
 
     def text(self) -> str:
+        """Everything the pane holds, its scrollback too, wrapped lines joined."""
         return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main")
 
-    def wait_for(self, wanted: str, timeout: float = 60) -> str:
+    def visible(self) -> str:
+        """The lines on the screen now, as the pane shows them."""
+        return self.tmux("capture-pane", "-p", "-t", "main")
+
+    def wait_until(self, check: Callable[[str], Found | None], what: str, timeout: float = 60,
+                   capture: Callable[[], str] | None = None) -> Found:
+        """What `check` finds in the screen (`capture`, by default `text`), read again as the pane changes."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.text()
-            if wanted in screen:
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"{wanted!r} never appeared; the screen was:\n{screen}")
+        while True:
+            before = self.shown_size()
+            screen = (capture or self.text)()
+            if (found := check(screen)) is not None:
+                return found
+            while self.shown_size() == before:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{what} never appeared; the screen was:\n{screen}")
+                time.sleep(0.01)
+
+    def wait_for(self, wanted: str, timeout: float = 60) -> str:
+        return self.wait_until(lambda screen: screen if wanted in screen else None, repr(wanted), timeout)
+
+    def shown_size(self) -> int:
+        try:
+            return self.shown.stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "main", *keys)

@@ -5,18 +5,14 @@ and one copy of a long answer in the scrollback."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.fake_chat_server import FakeChatServer
-from tests.terminal import ROOT, Terminal
+from tests.terminal import Screen, Terminal
 
 OLD = "def greet():\n    return 'hi'\n\nprint(greet())\n"
 EDIT = {"name": "Edit", "arguments": {"file_path": "app.py", "old_string": "    return 'hi'",
@@ -126,21 +122,6 @@ def long_answer(sections: int = 7) -> str:
     return "\n".join(parts + ["The answer ends here."]) + "\n"
 
 
-def tmux(socket: str, *args: str) -> str:
-    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True,
-                          check=True).stdout
-
-
-def wait_for(socket: str, text: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        screen = tmux(socket, "capture-pane", "-p", "-J", "-S", "-", "-t", "main")
-        if text in screen:
-            return screen
-        time.sleep(0.05)
-    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
-
-
 @pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
 @pytest.mark.slow
 def test_a_long_answer_leaves_one_copy_in_the_scrollback(workspace, tmp_path):
@@ -149,19 +130,14 @@ def test_a_long_answer_leaves_one_copy_in_the_scrollback(workspace, tmp_path):
     server = FakeChatServer()
     url = server.start()
     server.reply_text(*re.findall(r"\S+\s*|\s+", answer), pace=0.004)
-    socket = f"stepagent-test-{os.getpid()}-{tmp_path.name}"
-    config = tmp_path / "tmux.conf"
-    config.write_text("set -g history-limit 50000\n")
-    command = (f"cd {workspace} && STEPAGENT_HOME={tmp_path / 'home'} TERM=xterm-256color "
-               f"OPENAI_API_KEY=k OPENAI_BASE_URL={url} {sys.executable} {ROOT / 'index.py'}")
-    tmux(socket, "-f", str(config), "new-session", "-d", "-s", "main", "-x", "100", "-y", "30", command)
+    screen = Screen(tmp_path, workspace, env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": url}, columns=100)
     try:
-        wait_for(socket, "›")
-        tmux(socket, "send-keys", "-t", "main", "explain", "Enter")
-        wait_for(socket, "The answer ends here.")
-        screen = wait_for(socket, "mode: build")
-        assert screen.count("The Only Heading") == 1, screen
-        assert screen.count("Part 3") == 1 and screen.count("def part_7") == 1
+        screen.wait_for("›")
+        screen.keys("explain", "Enter")
+        screen.wait_for("The answer ends here.")
+        shown = screen.wait_for("mode: build")
+        assert shown.count("The Only Heading") == 1, shown
+        assert shown.count("Part 3") == 1 and shown.count("def part_7") == 1
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        screen.close()
         server.stop()

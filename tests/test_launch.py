@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pexpect
@@ -190,12 +189,11 @@ def test_the_toolbar_drawn_before_the_agent_shows_its_todos_mode_and_model(serve
 
 def last_line_with(screen: Screen, wanted: str, timeout: float = 30) -> str:
     """The screen's last line (the toolbar, under the prompt), once it holds `wanted`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        last = screen.text().rstrip().splitlines()[-1].strip()
-        if wanted in last or time.monotonic() > deadline:
-            return last
-        time.sleep(0.05)
+    def last(shown: str) -> str | None:
+        line = shown.rstrip().splitlines()[-1].strip()
+        return line if wanted in line else None
+
+    return screen.wait_until(last, f"a last line with {wanted!r}", timeout)
 
 
 class TerminalScreen(io.StringIO):

@@ -9,8 +9,10 @@ It listens on SOCKET (a Unix SOCK_SEQPACKET socket, one JSON message a packet), 
 what it read from the environment while importing, and serves until its standard input
 (a pipe from the worker) closes. Each connection asks for one run:
 
-    -> {"script", "argv", "env", "cwd", "umask", "terminal": [rows, columns] | null}
-       (without a terminal: the child's stdin, stdout and stderr as three fds)
+    -> {"script", "argv", "env", "cwd", "umask", "terminal": [rows, columns] | null, "controlling"}
+       (without a terminal: the child's stdin, stdout and stderr as three fds; with
+       "controlling" true they are a terminal that no session controls, a tmux pane's, which
+       the child takes as its controlling terminal: tests/zygote_pane.py)
     <- {"pid"} (with a terminal: the pty's master fd; the child leads a session on it)
     -> {"signal": N}   sent to the child while it is not yet reaped (any number of times)
     <- {"status": S}   os.waitpid's status once the child has ended; then the zygote hangs up
@@ -52,6 +54,7 @@ class Run:
     cwd: str
     umask: int
     terminal: list[int] | None
+    controlling: bool = False
 
 
 class Startup:
@@ -198,7 +201,7 @@ class Server:
         else:
             pid, master = os.fork(), -1
         if pid == 0:
-            self.leave(fds, run.terminal)
+            self.leave(fds, run)
             return run
         for fd in fds:
             os.close(fd)
@@ -209,7 +212,7 @@ class Server:
             os.close(master)
         return None
 
-    def leave(self, fds: list[int], terminal: list[int] | None) -> None:
+    def leave(self, fds: list[int], run: Run) -> None:
         """In the child: drop the server's sockets and pipes; the run's fds become 0, 1 and 2."""
         self.selector.close()
         for connection in [self.listener, *self.open]:
@@ -219,12 +222,16 @@ class Server:
         for number, fd in enumerate(fds):
             os.dup2(fd, number)
             os.close(fd)
-        if terminal:
-            import fcntl
-            import struct
-            import termios
+        import fcntl
+        import termios
 
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", terminal[0], terminal[1], 0, 0))
+        if run.terminal:
+            import struct
+
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", *run.terminal, 0, 0))
+        if run.controlling:
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
     def reap(self) -> None:
         while True:

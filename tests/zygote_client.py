@@ -86,24 +86,31 @@ class Zygote:
     def fork(self, script: str, argv: list[str], env: dict[str, str], cwd: str,
              terminal: tuple[int, int] | None = None, stdio: list[int] = ()) -> tuple[Forked, int | None]:
         """Have `script ARGV` run in a new child; the child and, on a terminal, the pty's master fd."""
-        umask = os.umask(0o22)
-        os.umask(umask)
-        request = {"script": script, "argv": argv, "env": env, "cwd": cwd, "umask": umask,
-                   "terminal": list(terminal) if terminal else None}
-        connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        connection.connect(self.path)
-        socket.send_fds(connection, [json.dumps(request).encode()], list(stdio))
-        message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 1)
-        if not message:
-            raise RuntimeError("the zygote hung up instead of forking")
-        for fd in fds:
-            os.set_inheritable(fd, False)
-        return Forked(connection, json.loads(message)["pid"]), (fds[0] if fds else None)
+        return fork_at(self.path, script, argv, env, cwd, terminal, stdio)
 
     def stop(self) -> None:
         self.process.stdin.close()
         self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def fork_at(path: str, script: str, argv: list[str], env: dict[str, str], cwd: str,
+            terminal: tuple[int, int] | None = None, stdio: list[int] = (),
+            controlling: bool = False) -> tuple[Forked, int | None]:
+    """Ask the zygote listening on `path` for a run (the protocol: tests/zygote.py)."""
+    umask = os.umask(0o22)
+    os.umask(umask)
+    request = {"script": script, "argv": argv, "env": env, "cwd": cwd, "umask": umask,
+               "terminal": list(terminal) if terminal else None, "controlling": controlling}
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    connection.connect(path)
+    socket.send_fds(connection, [json.dumps(request).encode()], list(stdio))
+    message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 1)
+    if not message:
+        raise RuntimeError("the zygote hung up instead of forking")
+    for fd in fds:
+        os.set_inheritable(fd, False)
+    return Forked(connection, json.loads(message)["pid"]), (fds[0] if fds else None)
 
 
 @functools.cache
