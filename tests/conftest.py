@@ -18,13 +18,15 @@ from tests.kept_folders import KeptFolders
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Handle Ctrl-C as Python does by default, however the suite was started.
+    """Handle Ctrl-C and a hang-up as Python does by default, however the suite was started.
 
     A shell starts a background job with SIGINT ignored, every process inherits
     that, and the tests that press Ctrl-C (on a stepagent they start, or with
-    interrupt_main) would then see nothing happen.
+    interrupt_main) would then see nothing happen. Under nohup SIGHUP is ignored: a
+    stepagent whose terminal a test closes would read the end of input (Ctrl-D) instead.
     """
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     share_bytecode(config)
 
 
