@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -95,6 +98,39 @@ def test_a_terminal_child_is_signalled_and_waited_for_through_the_zygote(changed
     sleeper.expect(pexpect.EOF)
     sleeper.close()
     assert sleeper.signalstatus == signal.SIGKILL
+
+
+def probe_in_a_pane(tmp_path: Path, fork: bool) -> dict:
+    """What the probe saw, run by a tmux pane as tests/terminal.py's Screen runs stepagent."""
+    socket = f"stepagent-zygote-pane-{os.getpid()}-{tmp_path.name}-{fork}"
+    config = tmp_path / "tmux.conf"
+    config.write_text("set -g remain-on-exit on\n")  # the probe's lines stay once it has ended
+    program = [sys.executable, *(["-S", "-E", str(Path(PROBE).with_name("zygote_pane.py")), zygote().path]
+                                 if fork else [])]
+    tmux = ["tmux", "-L", socket]
+    subprocess.run([*tmux, "-f", str(config), "new-session", "-d", "-x", "101", "-y", "33",
+                    f"cd {shlex.quote(str(tmp_path))} && exec {shlex.join([*program, PROBE, 'exit', '0'])}"],
+                   check=True)
+    try:
+        deadline = time.monotonic() + 30
+        while "atexit ran" not in (shown := subprocess.run([*tmux, "capture-pane", "-p", "-J", "-S", "-"], text=True,
+                                                           capture_output=True).stdout):
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.05)
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+    return json.loads(shown[shown.index("{"):shown.rindex("}") + 1])
+
+
+@pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+def test_a_child_handed_a_tmux_pane_starts_as_the_pane_s_own_program(tmp_path):
+    """The pane's terminal is the child's controlling terminal, its session its own, in the foreground."""
+    forked, real = probe_in_a_pane(tmp_path, fork=True), probe_in_a_pane(tmp_path, fork=False)
+    different = {"env", "executable", "orig_argv", "flags"}  # the pane's TMUX names its own server
+    assert {k: v for k, v in forked.items() if k not in different} == \
+           {k: v for k, v in real.items() if k not in different}
+    assert forked["terminal"] == {"size": [33, 101], "leads_session": True, "foreground": True, "name": True}
+    assert forked["env"].keys() == real["env"].keys()
 
 
 def test_what_python_reads_as_it_starts_makes_a_real_start(changed):

@@ -9,10 +9,12 @@ It listens on SOCKET (a Unix SOCK_SEQPACKET socket, one JSON message a packet), 
 what it read from the environment while importing, and serves until its standard input
 (a pipe from the worker) closes. Each connection asks for one run:
 
-    -> {"script", "argv", "env", "cwd", "umask", "terminal": [rows, columns] | null, "controlling"}
+    -> {"script", "argv", "env", "cwd", "umask", "terminal": [rows, columns] | null, "controlling",
+        "ignored"}
        (without a terminal: the child's stdin, stdout and stderr as three fds; with
        "controlling" true they are a terminal that no session controls, a tmux pane's, which
-       the child takes as its controlling terminal: tests/zygote_pane.py)
+       the child takes as its controlling terminal: tests/zygote_pane.py; "ignored", when not
+       null, the signals the child starts with ignored instead of those the zygote started with)
     <- {"pid"} (with a terminal: the pty's master fd; the child leads a session on it)
     -> {"signal": N}   sent to the child while it is not yet reaped (any number of times)
     <- {"status": S}   os.waitpid's status once the child has ended; then the zygote hangs up
@@ -55,6 +57,7 @@ class Run:
     umask: int
     terminal: list[int] | None
     controlling: bool = False
+    ignored: list[int] | None = None
 
 
 class Startup:
@@ -81,6 +84,9 @@ class Startup:
         os.umask(run.umask)
         signal.set_wakeup_fd(-1)
         for number, disposition in self.dispositions.items():
+            if run.ignored is not None:  # what its own starter ignores, not what the zygote's did
+                disposition = (signal.SIG_IGN if number in run.ignored
+                               else signal.SIG_DFL if disposition == signal.SIG_IGN else disposition)
             signal.signal(number, disposition)
         signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
         sys.stdin, sys.stdout, sys.stderr = (self.stream(0, "<stdin>"), self.stream(1, "<stdout>"),

@@ -95,13 +95,14 @@ class Zygote:
 
 
 def fork_at(path: str, script: str, argv: list[str], env: dict[str, str], cwd: str,
-            terminal: tuple[int, int] | None = None, stdio: list[int] = (),
-            controlling: bool = False) -> tuple[Forked, int | None]:
+            terminal: tuple[int, int] | None = None, stdio: list[int] = (), controlling: bool = False,
+            ignored: list[int] | None = None) -> tuple[Forked, int | None]:
     """Ask the zygote listening on `path` for a run (the protocol: tests/zygote.py)."""
     umask = os.umask(0o22)
     os.umask(umask)
     request = {"script": script, "argv": argv, "env": env, "cwd": cwd, "umask": umask,
-               "terminal": list(terminal) if terminal else None, "controlling": controlling}
+               "terminal": list(terminal) if terminal else None, "controlling": controlling,
+               "ignored": ignored}
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     connection.connect(path)
     socket.send_fds(connection, [json.dumps(request).encode()], list(stdio))
