@@ -28,6 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
     share_bytecode(config)
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+        config.add_cleanup(zygote_client.share())  # one zygote for the workers, not one each
 
 
 def share_bytecode(config: pytest.Config) -> None:
@@ -88,8 +90,8 @@ def on_each_system(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 @pytest.fixture(scope="session", autouse=True)
 def zygote() -> Iterator[None]:
-    """The worker's fork server for runs of index.py (tests/zygote.py), started on first use;
-    stopped with the session."""
+    """The fork server for runs of index.py (tests/zygote.py): the workers' shared one, or this
+    process's own, started on first use and stopped with the session."""
     yield
     zygote_client.stop()
 

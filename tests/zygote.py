@@ -4,10 +4,11 @@ command and keys import later), forking a child for each run, which then runs in
 `python index.py ARGS` would. A start costs a fork instead of an interpreter start-up and
 those imports (0.3-1 s of CPU each, about 190 times a suite).
 
-Started by tests/zygote_client.py, one per test worker: `python tests/zygote.py SOCKET`.
-It listens on SOCKET (a Unix SOCK_SEQPACKET socket, one JSON message a packet), prints
-what it read from the environment while importing, and serves until its standard input
-(a pipe from the worker) closes. Each connection asks for one run:
+Started by tests/zygote_client.py, one for the test run's workers: `python tests/zygote.py
+SOCKET`. It listens on SOCKET (a Unix SOCK_SEQPACKET socket, one JSON message a packet),
+writes SOCKET.ready once it has imported (its environment, and the names it read from it
+while importing), and serves until its standard input (a pipe from whoever started it)
+closes. Each connection asks for one run:
 
     -> {"script", "argv", "env", "cwd", "umask", "terminal": [rows, columns] | null, "controlling",
         "ignored"}
@@ -278,10 +279,9 @@ def main(path: str) -> Run | None:
     listener.listen(64)
     read = preload()
     gc.freeze()  # the children's collections leave the shared imports alone (and their pages shared)
-    print(json.dumps({"environment_read": read}), flush=True)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.close(devnull)
+    with open(f"{path}.writing", "w") as ready:
+        json.dump({"environment": dict(os.environ), "environment_read": read}, ready)
+    os.replace(f"{path}.writing", f"{path}.ready")
     run = Server(listener).serve()
     if run is not None:
         startup.restore(run)

@@ -3,10 +3,12 @@ started as a new interpreter: on a pseudo-terminal (`pty`, the master fd comes b
 on pipes (`pipes`). The zygote is the child's parent, so its exit status and the signals
 sent to it go through the zygote (`Forked`).
 
-One zygote per test worker, started on first use and gone with the worker.
-STEPAGENT_TEST_NO_ZYGOTE=1 turns it off (every run is a real interpreter start), and a run
-whose environment differs from the zygote's in what an interpreter reads as it starts
-(PYTHON*, LC_*, LANG, and what the zygote's imports read) is started for real too.
+One zygote serves the test run: started by the run's controller for its workers (`share`;
+STEPAGENT_TEST_ZYGOTE says where), or by a run without workers on first use, and gone
+with whoever started it. STEPAGENT_TEST_NO_ZYGOTE=1 turns it off (every run is a real
+interpreter start), and a run whose environment differs from the zygote's in what an
+interpreter reads as it starts (PYTHON*, LC_*, LANG, and what the zygote's imports read)
+is started for real too.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_ZYGOTE = "STEPAGENT_TEST_NO_ZYGOTE"
+SHARED = "STEPAGENT_TEST_ZYGOTE"
 STARTUP_PREFIXES = ("PYTHON", "LC_", "LANG")
 
 
@@ -63,20 +68,23 @@ class Forked:
 
 
 class Zygote:
-    """The worker's fork server process, and the environment it was started in."""
+    """A fork server process: its socket, and the environment it was started in."""
 
-    def __init__(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix="stepagent-zygote-")
-        self.path = os.path.join(self.folder, "socket")
-        self.environment = dict(os.environ)
-        self.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "zygote.py"), self.path],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT,
-                                        env=self.environment)
-        ready = self.process.stdout.readline()
-        self.process.stdout.close()
-        if not ready:
-            raise RuntimeError(f"the zygote did not start (exit code {self.process.wait()})")
-        self.read_at_start = set(json.loads(ready)["environment_read"])
+    def __init__(self, folder: str, process: subprocess.Popen | None = None) -> None:
+        self.folder, self.process = folder, process
+        self.path = os.path.join(folder, "socket")
+        ready = self.ready()
+        self.environment, self.read_at_start = ready["environment"], set(ready["environment_read"])
+
+    def ready(self, patience: float = 120) -> dict:
+        """What the zygote wrote once it had imported, waiting for it."""
+        deadline = time.monotonic() + patience
+        while not os.path.exists(f"{self.path}.ready"):
+            if (self.process and self.process.poll() is not None) or time.monotonic() > deadline:
+                raise RuntimeError(f"the zygote in {self.folder} did not start")
+            time.sleep(0.01)
+        with open(f"{self.path}.ready") as ready:
+            return json.load(ready)
 
     def serves(self, env: dict[str, str]) -> bool:
         """Whether a child forked here starts as one started for real with `env` would."""
@@ -89,9 +97,23 @@ class Zygote:
         return fork_at(self.path, script, argv, env, cwd, terminal, stdio)
 
     def stop(self) -> None:
-        self.process.stdin.close()
-        self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Stop the zygote if this process started it."""
+        if self.process is not None:
+            stop_process(self.folder, self.process)
+
+
+def launch() -> tuple[str, subprocess.Popen]:
+    """Start a zygote in this process's environment: its folder, and the process (not yet ready)."""
+    folder = tempfile.mkdtemp(prefix="stepagent-zygote-")
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "zygote.py"), os.path.join(folder, "socket")],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=ROOT)
+    return folder, process
+
+
+def stop_process(folder: str, process: subprocess.Popen) -> None:
+    process.stdin.close()
+    process.wait()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def fork_at(path: str, script: str, argv: list[str], env: dict[str, str], cwd: str,
@@ -114,10 +136,23 @@ def fork_at(path: str, script: str, argv: list[str], env: dict[str, str], cwd: s
     return Forked(connection, json.loads(message)["pid"]), (fds[0] if fds else None)
 
 
+def share() -> Callable[[], None]:
+    """Start the zygote the workers this process starts will use (unless it is turned off); its stop."""
+    if os.environ.get(NO_ZYGOTE) == "1":
+        return lambda: None
+    folder, process = launch()
+    os.environ[SHARED] = json.dumps({"root": str(ROOT), "folder": folder})
+    return lambda: stop_process(folder, process)
+
+
 @functools.cache
 def zygote() -> Zygote:
-    """This worker's zygote, started on first use."""
-    return Zygote()
+    """The zygote this process uses: the one its run's controller shared (for this copy of the
+    project, not a copy a test runs the suite of), else its own, started now."""
+    shared = json.loads(os.environ.get(SHARED, "{}"))
+    if shared.get("root") == str(ROOT):
+        return Zygote(shared["folder"])
+    return Zygote(*launch())
 
 
 def forks(env: dict[str, str]) -> bool:
