@@ -111,7 +111,7 @@ class Terminal:
 class Screen:
     """stepagent in a tmux window of its own, read as the user sees it (what stays on the screen).
 
-    The pane's program is a child of the worker's zygote handed the pane's terminal
+    The pane's program is a child of the tests' zygote handed the pane's terminal
     (tests/zygote_pane.py), unless its environment needs a real start. tmux reads a config of
     its own (not the user's), keeping 50,000 lines of scrollback, and copies what the pane
     shows into a file (pipe-pane): a wait reads the screen again only once that file has grown.
@@ -130,7 +130,8 @@ class Screen:
         command = (f"cd {shlex.quote(str(workspace))} && export "
                    + " ".join(f"{name}={shlex.quote(value)}" for name, value in settings.items())
                    + " && exec " + shlex.join([*program, str(ROOT / "index.py"), *args]))
-        self.tmux("-f", str(config), "new-session", "-d", "-s", "main", "-x", str(columns), "-y", "30", command)
+        self.tmux("-f", str(config), "new-session", "-d", "-s", "main", "-x", str(columns), "-y", "30",
+                  command)
         self.tmux("pipe-pane", "-t", "main", "-O", f"cat >> {shlex.quote(str(self.shown))}")
 
     def tmux(self, *args: str) -> str:
@@ -150,11 +151,11 @@ class Screen:
         """What `check` finds in the screen (`capture`, by default `text`), read again as the pane changes."""
         deadline = time.monotonic() + timeout
         while True:
-            before = self.shown_size()
+            before, read_at = self.shown_size(), time.monotonic()
             screen = (capture or self.text)()
             if (found := check(screen)) is not None:
                 return found
-            while self.shown_size() == before:
+            while self.shown_size() == before or time.monotonic() < read_at + 0.05:  # 20 reads a second, at most
                 if time.monotonic() > deadline:
                     raise AssertionError(f"{what} never appeared; the screen was:\n{screen}")
                 time.sleep(0.01)

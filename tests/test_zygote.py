@@ -113,8 +113,8 @@ def probe_in_a_pane(tmp_path: Path, fork: bool) -> dict:
                    check=True)
     try:
         deadline = time.monotonic() + 30
-        while "atexit ran" not in (shown := subprocess.run([*tmux, "capture-pane", "-p", "-J", "-S", "-"], text=True,
-                                                           capture_output=True).stdout):
+        while "atexit ran" not in (shown := subprocess.run([*tmux, "capture-pane", "-p", "-J", "-S", "-"],
+                                                           text=True, capture_output=True).stdout):
             assert time.monotonic() < deadline, shown
             time.sleep(0.05)
     finally:

@@ -105,7 +105,8 @@ class Zygote:
 def launch() -> tuple[str, subprocess.Popen]:
     """Start a zygote in this process's environment: its folder, and the process (not yet ready)."""
     folder = tempfile.mkdtemp(prefix="stepagent-zygote-")
-    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "zygote.py"), os.path.join(folder, "socket")],
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "zygote.py"),
+                                os.path.join(folder, "socket")],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=ROOT)
     return folder, process
 
