@@ -112,20 +112,21 @@ class Screen:
     """stepagent in a tmux window of its own, read as the user sees it (what stays on the screen).
 
     The pane's program is a child of the tests' zygote handed the pane's terminal
-    (tests/zygote_pane.py), unless its environment needs a real start. tmux reads a config of
-    its own (not the user's), keeping 50,000 lines of scrollback, and copies what the pane
-    shows into a file (pipe-pane): a wait reads the screen again only once that file has grown.
+    (tests/zygote_pane.py), unless its environment needs a real start (or `forked` is False).
+    tmux reads a config of its own (not the user's), keeping 50,000 lines of scrollback, and
+    copies what the pane shows into a file (pipe-pane): a wait reads the screen again only once
+    that file has grown.
     """
 
     def __init__(self, tmp_path: Path, workspace: Path, *args: str, env: dict[str, str] | None = None,
-                 columns: int = 120):
+                 columns: int = 120, forked: bool = True):
         self.socket = f"stepagent-screen-{os.getpid()}-{tmp_path.name}"
         self.shown = tmp_path / "tmux-shown"
         config = tmp_path / "tmux.conf"
         config.write_text("set -g history-limit 50000\n")
         settings = {"STEPAGENT_HOME": os.environ["STEPAGENT_HOME"], "TERM": "xterm-256color", **(env or {})}
         program = [sys.executable]
-        if forks({**os.environ, **settings}):
+        if forked and forks({**os.environ, **settings}):
             program += ["-S", "-E", str(ROOT / "tests" / "zygote_pane.py"), zygote().path]
         command = (f"cd {shlex.quote(str(workspace))} && export "
                    + " ".join(f"{name}={shlex.quote(value)}" for name, value in settings.items())
