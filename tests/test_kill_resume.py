@@ -6,7 +6,9 @@ its file, so the test knows which calls ran whatever the journal says. The kill
 points are of four kinds, one run each (KILL_POINTS): before any tool call, while a
 call runs with calls after it in its reply, while the last call runs (its token has
 appeared; a seeded random delay more), and after the last call. The killed turn is a
-process of its own; the --continue after it runs in the test's process (run_index).
+process of its own, forked by the worker's zygote (tests/zygote_client.py), so it reaches
+its first call in about 0.1 s rather than after an interpreter's start-up; the --continue
+after it runs in the test's process (run_index).
 """
 
 from __future__ import annotations
@@ -26,14 +28,17 @@ from agent.loop import FAILED, INTERRUPTED, SKIPPED
 from session.journal import NOT_STARTED, RESULT_LOST
 from session.store import SessionStore
 from tests.harness import assert_valid_history, run_index
+from tests.zygote_client import Forked, forks, zygote
 
 ROOT = Path(__file__).resolve().parent.parent
+INDEX = str(ROOT / "index.py")
 SEED = 42
+CALL_SECONDS = 0.15  # how long each Bash call runs: the window a kill "while a call runs" lands in
 NOT_RUN = {NOT_STARTED, INTERRUPTED, SKIPPED, FAILED}
 
 
 def bash(token: str) -> dict:
-    return {"name": "Bash", "arguments": {"command": f"echo {token} >> ran.txt && sleep 0.3"}}
+    return {"name": "Bash", "arguments": {"command": f"echo {token} >> ran.txt && sleep {CALL_SECONDS}"}}
 
 
 def write(token: str) -> dict:
@@ -67,12 +72,23 @@ def wait_for(condition, timeout: float = 30.0) -> None:
         time.sleep(0.02)
 
 
+def start_turn(workspace: Path, env: dict) -> subprocess.Popen | Forked:
+    """`python index.py` running the scripted turn headless, forked by the zygote where it can be."""
+    argv = ["--script", "script.json", "--mode", "yolo", "-p", "go"]
+    if not forks(env):
+        return subprocess.Popen([sys.executable, INDEX, *argv], cwd=workspace, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        return zygote().fork(INDEX, argv, env, str(workspace), stdio=[null, null, null])[0]
+    finally:
+        os.close(null)
+
+
 def kill_at(workspace: Path, env: dict, point: int, delay: float) -> None:
     """Start a headless turn and kill -9 it `delay` seconds after call `point` began (0: after start)."""
     (workspace / "script.json").write_text(json.dumps(SCRIPT))
-    process = subprocess.Popen([sys.executable, str(ROOT / "index.py"), "--script", "script.json",
-                                "--mode", "yolo", "-p", "go"], cwd=workspace, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = start_turn(workspace, env)
     if point:
         wait_for(lambda: ran(workspace, TOKENS[point - 1]) or process.poll() is not None)
     time.sleep(delay)
@@ -82,10 +98,10 @@ def kill_at(workspace: Path, env: dict, point: int, delay: float) -> None:
 
 def kill_points(rng: random.Random) -> dict[str, tuple[int, float]]:
     """One kill point of each kind: the call it waits for (0: none) and the delay after."""
-    return {"before any tool call": (0, rng.uniform(0.2, 1.0)),
-            "while a call runs, calls after it in its reply": (1, rng.uniform(0.0, 0.35)),
-            "while the last call runs": (len(TOKENS), rng.uniform(0.0, 0.35)),
-            "after the last call": (len(TOKENS), 1.0)}
+    return {"before any tool call": (0, rng.uniform(0.0, 0.08)),
+            "while a call runs, calls after it in its reply": (1, rng.uniform(0.0, 1.2 * CALL_SECONDS)),
+            "while the last call runs": (len(TOKENS), rng.uniform(0.0, 1.2 * CALL_SECONDS)),
+            "after the last call": (len(TOKENS), CALL_SECONDS + 0.5)}
 
 
 @pytest.mark.slow
