@@ -2,9 +2,10 @@
 and counts down, then the model hears that nobody answered; a key stops it for good;
 a resumed session shows the same deadline.
 
-These tests wait for a real countdown, so they keep it short: --ask-timeout 3 is a
-silent grace of 0.6 s and a visible countdown of 2.4 s (the flag's own arithmetic), time
-enough to see the seconds go down and to press a key before the deadline.
+These tests wait for a real countdown, so they keep it short: --ask-timeout 2 is a
+silent grace of 0.4 s and a visible countdown of 1.6 s (the flag's own arithmetic), time
+enough to see the seconds go down (2, then 1 for the last second) and to press a key
+before the deadline.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ QUESTION = {"question": "Which colour?", "header": "Colour",
                         {"label": "Red", "description": "loud"}]}
 ASK = {"text": "", "tool_calls": [{"name": "AskUserQuestion", "arguments": {"questions": [QUESTION]}}]}
 SCRIPT = {"turns": [ASK, {"text": "carrying on"}]}
-TIMEOUT = 3.0
+TIMEOUT = 2.0
 VISIBLE = TIMEOUT * 4 / 5  # from the line's first showing to the deadline
 COUNTING = re.compile(r"No answer by (\d\d:\d\d:\d\d): continuing without answers in (\d+) s")
 NONE_ANSWERED = "The user answered none of the questions"
