@@ -39,9 +39,11 @@ def share_bytecode(config: pytest.Config) -> None:
     processes the suite starts compiled the whole project again. They share one bytecode
     folder instead, outside the source tree, kept in the venv from run to run (under a prefix
     the installed libraries' bytecode is not read, so a new folder means compiling them all
-    again). A new folder is filled by one collection before the workers start, which would
-    otherwise each compile every module at once (4-5 s of CPU each). Without that variable
-    Python's own __pycache__ folders serve; a folder chosen by the user is kept.
+    again). This process uses it too from here on: the modules a run with -n 0 collects, and
+    hypothesis, which its pytest plugin imports at the end of every run (2-3 s of CPU each
+    compiled afresh). A new folder is filled by one collection before the workers start, which
+    would otherwise each compile every module at once (4-5 s of CPU each). Without that
+    variable Python's own __pycache__ folders serve; a folder chosen by the user is kept.
     """
     if (not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX")
             or hasattr(config, "workerinput")):
@@ -49,6 +51,7 @@ def share_bytecode(config: pytest.Config) -> None:
     folder, new = bytecode_folder(config)
     os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix, sys.dont_write_bytecode = str(folder), False
     if new and config.getoption("numprocesses", None):
         subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
                        cwd=config.rootpath, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
