@@ -16,7 +16,8 @@ gpg.program, transports) are switched off too for every call in the sandbox
 and for any command judged read-only; the ones no setting can switch off for
 every name (diff drivers, textconv, filters) run inside the sandbox or not
 unasked. (The repository's own .git/config is the user's, and stays in force
-for what the user approved.) A command the user approved (asked, or in yolo
+for what the user approved.) A call in the sandbox sees no variable that holds a secret
+(sandbox/secret_variables.py). A command the user approved (asked, or in yolo
 mode) runs as the user's own, unbounded. Every call runs in its own process
 group and leaves nothing behind (process.py), except what escaped that group:
 for an approved call the result says what it left running (left_running.py),
@@ -40,6 +41,7 @@ from tools.bash.sandbox.launch import plan_mode_launch
 from tools.bash.sandbox.lease_gate import LeasesInReach
 from tools.bash.sandbox.narrowing import narrow
 from tools.bash.sandbox.scratch import SharedPrivateFolder, remove_left_behind_scratch
+from tools.bash.sandbox.secret_variables import without_secrets
 from tools.bash.sandbox.status import Layers, detect_layers
 from tools.bash.sandbox.unasked import contained
 from tools.bash.watchdog import Watchdog, by_sh
@@ -78,8 +80,8 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         command, read_only = args["command"], decided.judgement.read_only
         timeout = timeout_of(args)
         marker = new_call_marker(stepagent)
-        env = {**os.environ, **NO_PROMPTS, VARIABLE: marker}
         sandboxed = contained(decided.plan_mode, state.permission_mode, read_only)
+        env = {**(without_secrets(os.environ) if sandboxed else os.environ), **NO_PROMPTS, VARIABLE: marker}
         if sandboxed or read_only:
             env.update(git_environment(GIT_SETTINGS_FOR_READS))
         if not sandboxed:
