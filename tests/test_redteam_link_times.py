@@ -59,14 +59,7 @@ def test_reads_and_searches_through_links_leave_their_access_times(workspace, tm
     calls = [("Read", {"file_path": "link.txt"}), ("Read", {"file_path": "chain.txt"}),
              ("Grep", {"pattern": "needle", "path": "to-docs"}), ("Grep", {"pattern": "needle", "path": "link.txt"}),
              ("Glob", {"pattern": "*.md", "path": "to-docs"}), ("Bash", {"command": "to-bin/cat notes.txt"})]
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps([{"tool_calls": [{"name": name, "arguments": args} for name, args in calls]},
-                                  {"text": "looked"}]))
-    code, out, err = run_index(capsys, monkeypatch, "--script", str(script), "--mode", "plan", "-p", "look",
-                               "--output-format", "stream-json")
-    assert code == 0, err
-    results = [json.loads(line)["message"]["content"] for line in out.splitlines()
-               if json.loads(line).get("message", {}).get("role") == "tool"]
+    results = plan_mode_calls(tmp_path, capsys, monkeypatch, calls)
     assert [("needle in the" in result) for result in results[:4]] == [True] * 4, results
     assert "guide.md" in results[4] and "needle in the notes" in results[5], results
     assert [access_time(link) for link in links] == [OLD] * 4, "a link's access time moved"
