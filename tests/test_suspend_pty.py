@@ -27,8 +27,9 @@ def child_of(shell: int) -> int:
     return int(children[0])
 
 
-def suspend_and_resume(shell: Terminal, pid: int) -> None:
-    """Ctrl-Z: the shell says the job stopped and the process is stopped; `fg` continues it."""
+def suspend_and_resume(shell: Terminal, pid: int, redrawn: str) -> None:
+    """Ctrl-Z: the shell says the job stopped and the process is stopped; `fg` continues it, and
+    the screen comes back with `redrawn` on it (a person types again only once they see it)."""
     shell.send("\x1a")
     shell.expect_text("Stopped")
     shell.expect("READY\\$ ")
@@ -38,6 +39,7 @@ def suspend_and_resume(shell: Terminal, pid: int) -> None:
     while state_of(pid) == "T":
         assert time.monotonic() < deadline, "fg did not continue it"
         time.sleep(0.05)
+    shell.expect_text(redrawn)
 
 
 @pytest.mark.slow
@@ -54,10 +56,10 @@ def test_ctrl_z_suspends_at_the_prompt_and_at_a_question_and_fg_resumes(
         pid = child_of(shell.child.pid)
         shell.expect("›")
         shell.send("hel")
-        suspend_and_resume(shell, pid)
+        suspend_and_resume(shell, pid, "hel")
         shell.sendline("lo")
         shell.expect_text("Allow")
-        suspend_and_resume(shell, pid)
+        suspend_and_resume(shell, pid, "Allow")
         shell.sendline("n")
         shell.expect("left alone")
     finally:
