@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolResult
-from tools.bash.sandbox.bwrap import bwrap_path
+from tools.bash.sandbox.bwrap import bwrap_path, root_view_argv
 
 TIMEOUT_SECONDS = 10
 
@@ -82,10 +82,9 @@ def _resolved_in_view(path: str) -> str | None:
     bwrap, realpath = bwrap_path(), shutil.which("realpath")
     if not bwrap or not realpath:
         return None
-    argv = [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--", realpath, "--", path]
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_SECONDS)
+        done = subprocess.run([*root_view_argv(bwrap), realpath, "--", path], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=TIMEOUT_SECONDS)
     except (OSError, subprocess.TimeoutExpired):
         return None
     shown = os.fsdecode(done.stdout.removesuffix(b"\n"))

@@ -158,9 +158,8 @@ class ShadowRepo:
     def _too_large(self, config: tuple[str, ...], leased: set[str]) -> set[str]:
         """The files this snapshot would hash (new or changed since the last) that are larger than
         LARGEST_FILE_BYTES, each dropped from the shadow's index if it was there."""
-        listed = self.git.run("ls-files", "-z", "--others", "--modified", "--exclude-standard", "--",
-                              *(f":(exclude,literal){path}" for path in sorted(leased)),
-                              config=config, reads_work_tree=True, magic_pathspecs=bool(leased))
+        listed = self._reading_workspace(config, ("ls-files", "-z", "--others", "--modified",
+                                                  "--exclude-standard"), leased)
         large = sorted(name for name in set(listed.split(b"\0")) - {b""}
                        if _size(self.workspace / os.fsdecode(name)) > LARGEST_FILE_BYTES)
         if large:
@@ -175,16 +174,20 @@ class ShadowRepo:
         it would keep only the commit id, and there is none; each it names is left out
         from then on in this session."""
         while True:
-            left_out = sorted(leased | self._no_commit_yet)
             try:
-                return self.git.run("add", "--all", "--ignore-errors", "--verbose", "--",
-                                    *(f":(exclude,literal){path}" for path in left_out),
-                                    config=config, reads_work_tree=True, magic_pathspecs=bool(left_out))
+                return self._reading_workspace(config, ("add", "--all", "--ignore-errors", "--verbose"),
+                                               leased | self._no_commit_yet)
             except GitFailed as failure:
                 named = set(NO_COMMIT_YET.findall(failure.said)) - self._no_commit_yet
                 if not named:
                     raise
                 self._no_commit_yet |= named
+
+    def _reading_workspace(self, config: tuple[str, ...], args: tuple[str, ...], left_out: set[str]) -> bytes:
+        """git `args` run on the workspace, each path in `left_out` excluded (taken literally)."""
+        excluded = [f":(exclude,literal){path}" for path in sorted(left_out)]
+        return self.git.run(*args, "--", *excluded, config=config, reads_work_tree=True,
+                            magic_pathspecs=bool(excluded))
 
     @contextmanager
     def _one_at_a_time(self) -> Iterator[None]:

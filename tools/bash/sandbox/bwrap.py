@@ -49,6 +49,8 @@ from tools.bash.sandbox.private_folders import private_folders_argv
 
 SHM_BYTES = 8 << 20
 SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc/ld.so.cache")
+# Every view: namespaces of its own (no network), no capabilities, gone with stepagent, no terminal.
+ISOLATED = ("--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent", "--new-session")
 
 
 @lru_cache(maxsize=1)
@@ -76,8 +78,8 @@ def bwrap_argv(bwrap: str, workspace: Path, seccomp_fd: int | None, scratch: str
     descriptor (`--args`) before it makes anything, so they can be looked up while it starts.
     """
     mounts = ["--args", str(mounts_fd)] if mounts_fd is not None else bwrap_mounts(workspace, scratch)
-    argv = [bwrap, *mounts, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
-            "--new-session", "--setenv", "TMPDIR", os.path.realpath(scratch), "--chdir", str(workspace)]
+    argv = [bwrap, *mounts, *ISOLATED, "--setenv", "TMPDIR", os.path.realpath(scratch),
+            "--chdir", str(workspace)]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, "--"]
@@ -112,8 +114,7 @@ def search_view_argv(bwrap: str, tree: Path, program: str, cwd: Path) -> list[st
     git_ignores = [argument for path in (home / ".gitconfig", home / ".config" / "git")
                    for argument in ("--ro-bind-try", str(path), str(path))]
     return [bwrap, *system, *git_ignores, "--ro-bind", str(tree), str(tree),
-            "--ro-bind", program, program, "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--chdir", str(cwd), "--"]
+            "--ro-bind", program, program, *ISOLATED, "--chdir", str(cwd), "--"]
 
 
 def snapshot_view_argv(bwrap: str, work_tree: Path, git_dir: Path, readable: list[Path]) -> list[str]:
@@ -129,8 +130,7 @@ def snapshot_view_argv(bwrap: str, work_tree: Path, git_dir: Path, readable: lis
     extra = [argument for path in readable for argument in ("--ro-bind-try", str(path), str(path))]
     return [bwrap, *system, "--dev-bind", "/dev/null", "/dev/null", "--dev-bind", "/dev/urandom",
             "/dev/urandom", "--ro-bind", str(work_tree), str(work_tree), *extra,
-            "--bind", str(git_dir), str(git_dir), "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--chdir", str(work_tree), "--"]
+            "--bind", str(git_dir), str(git_dir), *ISOLATED, "--chdir", str(work_tree), "--"]
 
 
 def file_view_argv(bwrap: str, descriptor: int, target: str, program: str) -> list[str]:
@@ -146,5 +146,12 @@ def file_view_argv(bwrap: str, descriptor: int, target: str, program: str) -> li
     """
     system = [argument for folder in SYSTEM_FOLDERS for argument in ("--ro-bind-try", folder, folder)]
     return [bwrap, *system, "--ro-bind", program, program, "--ro-bind-fd", str(descriptor), target,
-            "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent",
-            "--new-session", "--"]
+            *ISOLATED, "--"]
+
+
+def root_view_argv(bwrap: str) -> list[str]:
+    """A bwrap in which what follows sees the whole file system read-only (quiet_links.py's lookups).
+
+    Read-only, so the kernel updates no access time, a link's included; namespaces of its own.
+    """
+    return [bwrap, "--ro-bind", "/", "/", *ISOLATED, "--"]

@@ -49,17 +49,14 @@ class LeaseGate(OneWritePipe):
                                       args=(os.path.realpath(workspace), os.path.realpath(scratch)))
         self._look.start()
 
-    def send(self) -> None:
-        """Wait for the look; open the gate if it found no leased file within reach."""
-        self._write(self._opening)
-
     def _take_look(self, workspace: str, scratch: str) -> None:
         try:
             self._found.append(leased_in_reach(workspace, scratch))  # reads /proc/locks first
         except BaseException as failure:  # raised again by send, in the call's own thread
             self._found.append(failure)
 
-    def _opening(self) -> bytes:
+    def _bytes(self) -> bytes:
+        """Once the look is done: the byte that opens the gate, if it found no leased file within reach."""
         self._look.join()
         found = self._found[0]
         if isinstance(found, BaseException):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from tools.bash.sandbox.bwrap import bwrap_mounts
@@ -35,7 +34,19 @@ class OneWritePipe:
         self._read_end_open = True
 
     def send(self) -> None:
-        """Look up what the call waits for and write it (each kind of pipe, through `_write`)."""
+        """Write what the call waits for (`_bytes`), once, and close the pipe.
+
+        On any failure nothing is written."""
+        try:
+            data = self._bytes()
+            if len(data) > fcntl.fcntl(self._write_end, fcntl.F_GETPIPE_SZ):
+                fcntl.fcntl(self._write_end, fcntl.F_SETPIPE_SZ, len(data))
+            os.write(self._write_end, data)
+        finally:
+            self._close_write_end()
+
+    def _bytes(self) -> bytes:
+        """What the call waits for: each kind of pipe says."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -44,16 +55,6 @@ class OneWritePipe:
         if self._read_end_open:
             os.close(self.read_end)
             self._read_end_open = False
-
-    def _write(self, look: Callable[[], bytes]) -> None:
-        """Look, write what was found, and close the pipe; on any failure, write nothing."""
-        try:
-            data = look()
-            if len(data) > fcntl.fcntl(self._write_end, fcntl.F_GETPIPE_SZ):
-                fcntl.fcntl(self._write_end, fcntl.F_SETPIPE_SZ, len(data))
-            os.write(self._write_end, data)
-        finally:
-            self._close_write_end()
 
     def _close_write_end(self) -> None:
         if self._write_end is not None:
@@ -66,8 +67,9 @@ class MountsPipe(OneWritePipe):
 
     def __init__(self, workspace: Path, scratch: str, leased: list[str] | None = None) -> None:
         super().__init__()
-        self._mounts = lambda: bwrap_mounts(workspace, scratch, leased)
+        self._workspace, self._scratch, self._leased = workspace, scratch, leased
 
-    def send(self) -> None:
-        """Look up the mounts and write them."""
-        self._write(lambda: b"".join(os.fsencode(argument) + b"\0" for argument in self._mounts()))
+    def _bytes(self) -> bytes:
+        """The mounts, looked up now, as `--args` reads them."""
+        mounts = bwrap_mounts(self._workspace, self._scratch, self._leased)
+        return b"".join(os.fsencode(argument) + b"\0" for argument in mounts)
