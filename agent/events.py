@@ -73,6 +73,7 @@ class ToolDecision(Event):
     hook: str = ""
     reason: str = ""
     asked: bool = False
+    left_with: str = ""  # what the user left the question with (/exit, Shift+Tab…): no answer
 
 
 @dataclass(frozen=True)

@@ -4,22 +4,21 @@
 
 Every call ends in exactly one ToolResult, whatever happens: unknown tool, bad JSON, invalid
 arguments, a denial, a "no", or an exception in the handler. The call is emitted as it arrives
-(ToolRequested), so the screen names it before any question; each decision as a ToolDecision
-(the console prints it, the journal keeps it in the audit trail). Just before the handler runs,
-a ToolStarted event marks the call as started, so a resume after a crash can tell a call that
-never ran from one whose result was lost; the handler's result is emitted as a ToolFinished,
-cut to MAX_RESULT_CHARS (tools/base.py): the one cap every tool's result passes. When an ask
-hook asks, `ask` puts a PermissionRequest, with a preview of what will run, to the user
-(`ask_user`); the session-rules layer (hooks/session_rules.py) answers there first from the
-user's "don't ask again" rules, so a rule is consulted only after the deny hooks and can never
-lift a plan-mode denial. A question the user leaves by a command (QuestionLeft: /exit, /mode,
-Shift+Tab) runs nothing and ends the turn. Ctrl-C at that question emits the call's
-ToolFinished ("Not run") before the interrupt goes on to the loop, so the screen shows one
-result for it, as it does for a "no". Ctrl-C while the handler runs is another matter: the call
-started, so its result says it was "interrupted while running", with its output so far, and
-that its effects may stand (a tool that only asks the user, like ExitPlanMode, is "Not run" as
-at the question); the interrupt carries that result to the loop (CallInterrupted).
-`after_call` may add to a handler's result (the user's PostToolUse hooks do).
+(ToolRequested), so the screen names it before any question; each decision as a ToolDecision (the
+console prints it, the journal keeps it in the audit trail). Just before the handler runs, a
+ToolStarted event marks the call as started, so a resume after a crash can tell a call that never
+ran from one whose result was lost; the handler's result is emitted as a ToolFinished, cut to
+MAX_RESULT_CHARS (tools/base.py): the one cap every tool's result passes. When an ask hook asks,
+`ask` puts a PermissionRequest, with a preview of what will run, to the user (`ask_user`); the
+session-rules layer (hooks/session_rules.py) answers there first from the user's "don't ask again"
+rules, so a rule is consulted only after the deny hooks and can never lift a plan-mode denial. A
+question the user leaves by a command (QuestionLeft: /exit, /mode, Shift+Tab) runs nothing and ends
+the turn. Ctrl-C at that question emits the call's ToolFinished ("Not run") before the interrupt
+goes on to the loop, so the screen shows one result for it, as it does for a "no". Ctrl-C while the
+handler runs is another matter: the call started, so its result says it was "interrupted while
+running", with its output so far, and that its effects may stand (a tool that only asks the user,
+like ExitPlanMode, is "Not run" as at the question); the interrupt carries that result to the loop
+(CallInterrupted). `after_call` may add to a handler's result (the user's PostToolUse hooks do).
 
 A call is judged once (`ToolCallEvent.judgement`): the hooks read that
 judgement, and a tool with `run_decided` (the hardened Bash) gets it with the
@@ -50,6 +49,7 @@ DECLINED = ("The user declined this call. Do not retry it as is; ask what they w
             "or take another approach.")
 UNANSWERED = "no one to ask"
 NOBODY_TO_ASK = "denied: nobody here can answer"  # how such a denial is shown (by no one is no one)
+LEFT_QUESTION = "not run: you left the question with {}"  # how a question left unanswered is shown
 NOT_RUN = "Not run:"  # how every result of a call that never ran begins
 INTERRUPTED = f"{NOT_RUN} the user interrupted the turn (Ctrl-C)."
 RAN_INTERRUPTED = ("Interrupted while running (Ctrl-C): its effects may stand. It had started and may "
@@ -127,7 +127,7 @@ class Executor:
             return error(problem)
         event = ToolCallEvent(tool, args, self.state.view())
         verdict = self.hooks.check(event)
-        asked = ended = False
+        asked, left_with = False, ""
         if verdict.decision == "ask":
             try:
                 verdict, asked = self.ask(self, tool, args, verdict)
@@ -135,12 +135,13 @@ class Executor:
                 self._finished(call.name, args, error(INTERRUPTED))
                 raise
             except QuestionLeft as left:  # /exit, /mode, Shift+Tab at the question: no answer
+                asked, left_with = True, str(left)
                 said = left.TOLD.format(left, "saying whether this call may run", self.state.mode_label)
-                verdict, asked, ended = Verdict("deny", verdict.hook, f"{NOT_RUN} the user {said}"), True, True
+                verdict = Verdict("deny", verdict.hook, f"{NOT_RUN} the user {said}")
         self.state.events.emit(ToolDecision(call.name, args, verdict.decision, verdict.hook,
-                                            verdict.reason, asked))
+                                            verdict.reason, asked, left_with))
         if verdict.decision == "deny":
-            return ToolResult(verdict.reason, is_error=True, end_turn=ended)
+            return ToolResult(verdict.reason, is_error=True, end_turn=bool(left_with))
         decision = CallDecision(event.judgement, event.state.plan_mode)
         self.state.events.emit(ToolStarted(call.id, call.name, args))
         return Allowed(call, tool, args, decision)

@@ -109,7 +109,8 @@ def _usage(event: TokensUsed) -> dict[str, Any]:
 
 def _decision(event: ToolDecision) -> dict[str, Any]:
     return {"tool": event.tool, "decision": event.decision, "hook": event.hook,
-            "reason": event.reason, "asked": event.asked, "subject": subject_of(event.args)}
+            "reason": event.reason, "asked": event.asked, "left_with": event.left_with,
+            "subject": subject_of(event.args)}
 
 
 def subject_of(args: dict[str, Any]) -> str:

@@ -158,7 +158,8 @@ class _Reader:
     def _hook(self, payload: dict[str, Any]) -> None:
         decision = Decision(str(payload["tool"]), str(payload["decision"]), str(payload.get("hook") or ""),
                             str(payload.get("reason") or ""), bool(payload.get("asked")),
-                            str(payload.get("subject") or ""), str(payload.get("agent") or ""))
+                            str(payload.get("subject") or ""), str(payload.get("agent") or ""),
+                            str(payload.get("left_with") or ""))
         self.decisions.append(decision)
         if decision.agent:
             self._add(("decision", decision))

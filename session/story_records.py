@@ -15,6 +15,8 @@ from ast import literal_eval
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.executor import LEFT_QUESTION
+
 RULE = re.compile(r"\brule:? ([^;:.)]+)")
 TOKEN = re.compile(r"unsafe token: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
 KINDS = {"approve": "approved", "cleared": "approved", "feedback": "feedback", "reject": "rejected",
@@ -45,10 +47,13 @@ class Decision:
     asked: bool
     subject: str
     agent: str = ""
+    left_with: str = ""  # the command the user left the question with: nobody decided
 
     @property
     def by(self) -> str:
         """Who decided: `by you` when the user was asked, else `by` the hook, '' for none."""
+        if self.left_with:
+            return LEFT_QUESTION.format(self.left_with).removeprefix("not run: ")
         return "by you" if self.asked else f"by {self.hook}" if self.hook else ""
 
     @property

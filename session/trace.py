@@ -11,7 +11,7 @@ import re
 import textwrap
 
 from agent.events import mode_label
-from agent.executor import NOBODY_TO_ASK, UNANSWERED
+from agent.executor import LEFT_QUESTION, NOBODY_TO_ASK, UNANSWERED
 from tools.base import counted
 
 TRACE_WIDTH = 100
@@ -48,7 +48,9 @@ def _decision_lines(entry: dict, width: int) -> list[str]:
     """A decision's line, its tool name in a column `width` wide; a denial's reason below it."""
     denied = entry["decision"] != "allow"
     verb = "denied" if denied else "allowed"
-    if entry["asked"]:
+    if entry.get("left_with"):
+        verb = LEFT_QUESTION.format(entry["left_with"])
+    elif entry["asked"]:
         verb += " by you"
     elif entry["hook"] == UNANSWERED:
         verb = NOBODY_TO_ASK

@@ -26,7 +26,7 @@ from session.store import SessionStore
 from session.valid_history import history_problem
 from state import AppState, PermissionMode
 from tools.bash.classifier.classify import classify
-from tools.base import Judgement
+from tools.base import Judgement, QuestionLeft
 from ui.modes import select
 from ui.plan_review import plan_review
 from tools.plan_mode import PlanReview
@@ -45,7 +45,7 @@ class Session:
     workspace: Path
     turns: list[dict[str, Any]]
     plan_answers: list[str] = field(default_factory=list)
-    permission_answers: list[bool | PermissionAnswer] = field(default_factory=list)
+    permission_answers: list[bool | PermissionAnswer | QuestionLeft] = field(default_factory=list)
     mode: str = "build"
     classifier: Callable[[str], Judgement] = classify
     shown_plans: list[str] = field(default_factory=list)
@@ -75,7 +75,10 @@ class Session:
     def _approve(self, request: PermissionRequest) -> bool | PermissionAnswer:
         self.questions.append(request.reason)
         self.permission_requests.append(request)
-        return self.permission_answers.pop(0)
+        answer = self.permission_answers.pop(0)
+        if isinstance(answer, QuestionLeft):
+            raise answer
+        return answer
 
     def run(self, text: str = "go"):
         return self.agent.run_turn(text)

@@ -18,6 +18,7 @@ from tests import harness
 from tests.harness import call, journaled, turn
 from tests.page_kit import attacks, hostile_session, lesson_session, page_of, read_page, tags_of
 from tests.product_run import run_product
+from tools.base import QuestionLeft
 from tools.plan_mode import PlanReview
 from tools.workspace import plan_digest
 from ui.modes import select
@@ -247,3 +248,20 @@ def test_export_html_writes_a_stored_sessions_page_from_the_command_line(server,
     assert refused.returncode == 2 and "not an earlier export" in refused.stdout + refused.stderr
     assert (workspace / "app.py").read_text() == "one\nTWO\n"
     assert stepagent(workspace, "--export-html", "page.html").returncode == 2, "it needs the session"
+
+
+def test_a_question_the_user_left_by_a_command_reads_not_run_in_the_trace_and_the_page(workspace, tmp_path):
+    store = SessionStore(tmp_path / "db")
+    session, live = journaled(workspace, store, [turn("", call("Write", file_path="x", content="x")),
+                                                 turn("never asked for")],
+                              permission_answers=[QuestionLeft("/exit")])
+    session.run("write x")
+    assert not (workspace / "x").exists()
+    _, resumed = journaled(workspace, store, [])
+    resumed.resume(session.state.session_id)
+    for trace in (live.trace(), resumed.trace()):
+        line = next(line for line in trace if line.startswith("  ✗ Write"))
+        assert line.endswith("not run: you left the question with /exit · x"), line
+    text = read_page(page_of(session, store))
+    assert "Write x ? ASKED → ✗ NOT RUN you left the question with /exit" in text.splitlines()
+    assert "by you" not in text

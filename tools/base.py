@@ -104,9 +104,8 @@ class Tool:
 
     def schema(self) -> dict[str, Any]:
         """The Chat Completions `tools` entry for this tool."""
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description,
-                             "parameters": self.parameters}}
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": self.parameters}}
 
     def judge_call(self, args: dict[str, Any]) -> Judgement:
         """Can this call change anything? Flags first, then the tool's own judge; no judge: yes."""

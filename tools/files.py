@@ -130,9 +130,8 @@ def make_file_tools(workspace: Path, read_capped: Reader = read_plain,
     return [
         Tool("Read", "Read a text file with line numbers. Use offset and limit for long files; "
              f"one Read returns at most {READ_MAX_CHARS:,} characters.",
-             object_schema({"file_path": path_arg},
-                           {"offset": {"type": "integer", "minimum": 1},
-                            "limit": {"type": "integer", "minimum": 1}}),
+             object_schema({"file_path": path_arg}, {"offset": {"type": "integer", "minimum": 1},
+                                                     "limit": {"type": "integer", "minimum": 1}}),
              read, read_only=True),
         Tool("Write", "Create or overwrite a file inside the workspace with the given content.",
              object_schema({"file_path": path_arg, "content": {"type": "string"}}), write),

@@ -28,12 +28,12 @@ from rich.text import Text
 
 from agent.approval import PermissionRequest
 from agent.events import Event, ModeChanged, ToolDecision, ToolFinished, ToolRequested, ToolStarted
-from agent.executor import NOBODY_TO_ASK, NOT_RUN, UNANSWERED
+from agent.executor import LEFT_QUESTION, NOBODY_TO_ASK, UNANSWERED
 from agent.plan_model import PlanModelChosen
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
 from hooks.session_rules import SESSION_RULE
 from session.rewind.events import CheckpointTaken
-from tools.base import QuestionLeft, counted
+from tools.base import counted
 from tools.bash.left_running import LeftProcess, describe
 from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
 from tools.memory import MemoryChanged
@@ -56,7 +56,6 @@ TODO_STYLES = {"completed": "dim", "in_progress": "bold yellow"}
 MAIN_ARGUMENT = {"Read": "file_path", "Write": "file_path", "Edit": "file_path", "Bash": "command",
                  "Glob": "pattern", "Grep": "pattern"}
 RESULT = "  ⎿ "
-LEFT = f"{NOT_RUN} the user {QuestionLeft.TOLD.partition(' {}')[0]} "  # "Not run: the user left with "
 MORE = "    "
 
 
@@ -225,9 +224,8 @@ class ConsoleView:
             self.ticker.stop()  # nothing runs
             who = "you" if decision.asked else decision.hook
             said = NOBODY_TO_ASK if decision.hook == UNANSWERED else f"denied by {safe(who)}"
-            if decision.asked and decision.reason.startswith(LEFT):  # not a no: the user left the question
-                left_with = decision.reason[len(LEFT):].partition(" without ")[0]
-                said = f"not run: you left the question with {safe(left_with)}"
+            if decision.left_with:  # not a no: the user left the question
+                said = LEFT_QUESTION.format(safe(decision.left_with))
             self.console.print(Text(f"{RESULT}{said}", style="bold red"))
             reason = Text(safe(decision.reason), style="red")
             # -p's console does not wrap (a log line per line); Padding would pad each line with spaces

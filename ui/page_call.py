@@ -36,6 +36,7 @@ def verdict(decision: Decision | None) -> str:
         return '<span class="verdict dim">· no decision recorded</span>'
     asked = '<span class="verdict ask">? ASKED →</span> ' if decision.asked else ""
     said = ('<span class="verdict allow">✓ allowed</span>' if decision.decision == "allow"
+            else '<span class="verdict deny">✗ NOT RUN</span>' if decision.left_with
             else '<span class="verdict deny">✗ DENIED</span>')
     by = f' <span class="{verdict_class(decision)}">{text(decision.by)}</span>' if decision.by else ""
     return asked + said + by
