@@ -11,6 +11,7 @@ from rich.console import Console
 
 from agent.approval import PermissionRequest
 from agent.events import ToolDecision, ToolFinished, ToolRequested
+from agent.subagents import SubAgentDecision
 from tools.base import Preview
 from tools.preview import command_preview, diff_preview
 from state import AppState
@@ -196,3 +197,14 @@ def test_a_streamed_answer_leaves_the_terminal_as_printing_it_once_would(print_e
     at_once = terminal_console()
     at_once.print(safe_markdown(text))
     assert replayed(console.file.getvalue()) == replayed(at_once.file.getvalue())
+
+
+def test_a_question_left_by_a_command_is_not_run_not_denied_also_in_a_sub_agent():
+    view, out = screen()
+    left = ToolDecision("Write", {"file_path": "x"}, "deny", "permission-ask", "Not run: …", asked=True,
+                        left_with="/exit")
+    view.on_event(left)
+    view.on_event(SubAgentDecision("explore-1", left))
+    lines = [line for line in plain(out).splitlines() if "/exit" in line]
+    assert len(lines) == 2 and all("not run: you left the question with /exit" in line for line in lines)
+    assert "denied" not in plain(out)

@@ -1,12 +1,11 @@
 """What the user sees: streamed markdown, each tool call and its outcome, the plan panel.
 
-A tool call is drawn in the order things happen: `● Tool(args)` the moment it
-arrives (with a spinner naming the hook or the tool running, until the result),
-then (if the user must answer) what it will run or change and the question, then
-who allowed or denied it and why, then one line saying what it did: lines read,
-+a −b, matches, the exit code and the last lines of a command's output, or the
-error in red; a Write or Edit nobody was asked about (edit mode, yolo, a session
-rule) shows the diff it made under that line. Everything here writes to one rich
+A tool call is drawn in the order things happen (its lines: ui/call_view.py):
+`● Tool(args)` the moment it arrives (with a spinner naming the hook or the tool
+running, until the result), then (if the user must answer) what it will run or
+change and the question, then who allowed or denied it and why, then one line
+saying what it did; a Write or Edit nobody was asked about (edit mode, yolo, a
+session rule) shows the diff it made under that line. Everything here writes to one rich
 Console (stderr in headless mode, so stdout carries only the final answer).
 Whatever the model, a file or a command wrote is drawn through ui/safe_text.py,
 so it cannot redraw the screen. A sub-agent's calls are drawn one line each,
@@ -16,80 +15,41 @@ label (several may run at once), and a summary line when it ends.
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
 from agent.approval import PermissionRequest
 from agent.events import Event, ModeChanged, ToolDecision, ToolFinished, ToolRequested, ToolStarted
-from agent.executor import LEFT_QUESTION, NOBODY_TO_ASK, UNANSWERED
 from agent.plan_model import PlanModelChosen
 from agent.subagents import SubAgentDecision, SubAgentFinished, SubAgentStarted
-from hooks.session_rules import SESSION_RULE
 from session.rewind.events import CheckpointTaken
 from tools.base import counted
 from tools.bash.left_running import LeftProcess, describe
 from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
 from tools.memory import MemoryChanged
-from tools.plan_mode import EXIT_PLAN_MODE
 from tools.todos import Todo, TodosChanged
 from ui.markdown_stream import MarkdownStream
-from ui.preview import change_lines, render_preview
-from ui.safe_text import invisible_warning, reveal, safe, safe_line, verbatim_markdown
+from ui.call_view import call_line, draw_change, draw_decision, draw_result, subagent_line
+from ui.preview import render_preview
+from ui.safe_text import invisible_warning, safe, safe_line, verbatim_markdown
 from ui.ticker import Ticker
 
 if TYPE_CHECKING:
     from models.openai_chat import Notice  # the client is loaded with the first request
 
-ARGUMENT_WIDTH = 60
 REASONING_PREVIEW = 100
-TAIL_LINES = 5
-ERROR_LINES = 3
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 TODO_STYLES = {"completed": "dim", "in_progress": "bold yellow"}
-MAIN_ARGUMENT = {"Read": "file_path", "Write": "file_path", "Edit": "file_path", "Bash": "command",
-                 "Glob": "pattern", "Grep": "pattern"}
-RESULT = "  ⎿ "
-MORE = "    "
 
 
 def todo_line(todo: Todo) -> str:
     """One checklist line; an item in progress is shown in its active form."""
     return f"{TODO_MARKS[todo.status]} {todo.shown}"
-
-
-def call_line(tool: str, args: dict[str, Any], reviewed_here: bool = True) -> Text:
-    """`● Tool(args)`: the call as it arrived, its main argument in full for Bash.
-
-    A plan waits for the user's review only where someone can review it (not in -p).
-    """
-    line = Text("● ", style="bold cyan")
-    line.append(safe(tool), style="bold")
-    key = MAIN_ARGUMENT.get(tool)
-    if key and isinstance(args.get(key), str):
-        shown = reveal(args[key])
-    else:
-        shown = _summarise(args)
-    line.append(f"({shown})", style="dim" if tool != "Bash" else "")
-    if tool == EXIT_PLAN_MODE and reviewed_here:
-        line.append("  waiting for your review", style="magenta")
-    return line
-
-
-def output_tail(content: str, lines: int = TAIL_LINES) -> tuple[list[str], int]:
-    """A command's last output lines (without the exit-code line), and how many came before."""
-    body = content.splitlines()
-    if body and body[-1].startswith("[") and body[-1].endswith("]"):
-        body = body[:-1]
-    if body == ["(no output)"]:
-        body = []
-    return body[-lines:], max(len(body) - lines, 0)
 
 
 @dataclass
@@ -201,75 +161,20 @@ class ConsoleView:
 
     def show_subagent(self, event: SubAgentStarted | SubAgentDecision | SubAgentFinished) -> None:
         """A sub-agent's progress, one indented line each, under the Agent call."""
-        line = Text(f"{RESULT}[{safe(event.agent)}] ", style="dim")
-        if isinstance(event, SubAgentStarted):
-            line.append(f"started{' in plan mode' if event.plan_mode else ''} · {safe(event.model)}",
-                        style="dim")
-        elif isinstance(event, SubAgentFinished):
-            line.append(f"{event.ending} · {counted(event.tool_calls, 'tool call')} · "
-                        f"{counted(event.requests, 'request')} · {event.seconds:.1f} s", style="bold" if event.ending ==
-                        "answered" else "bold red")
-        else:
-            decision = event.decision
-            line.append_text(call_line(decision.tool, decision.args))
-            denied = decision.decision == "deny"
-            who = "you" if decision.asked else decision.hook or "the hooks"
-            line.append(f"  {'denied' if denied else 'allowed'}" + (f" by {who}" if denied or
-                        decision.asked else ""), style="red" if denied else "green")
-        self.console.print(line, overflow="ellipsis", no_wrap=True)
+        self.console.print(subagent_line(event), overflow="ellipsis", no_wrap=True)
 
     def show_decision(self, decision: ToolDecision) -> None:
-        """Who allowed or denied the call, and for a denial the reason the model is told."""
+        """Who allowed or denied the call; after a denial nothing runs, so the spinner stops."""
         if decision.decision == "deny":
-            self.ticker.stop()  # nothing runs
-            who = "you" if decision.asked else decision.hook
-            said = NOBODY_TO_ASK if decision.hook == UNANSWERED else f"denied by {safe(who)}"
-            if decision.left_with:  # not a no: the user left the question
-                said = LEFT_QUESTION.format(safe(decision.left_with))
-            self.console.print(Text(f"{RESULT}{said}", style="bold red"))
-            reason = Text(safe(decision.reason), style="red")
-            # -p's console does not wrap (a log line per line); Padding would pad each line with spaces
-            self.console.print(Text(MORE) + reason if self.console.soft_wrap else
-                               Padding(reason, (0, 0, 0, len(MORE))))
-            return
-        if decision.asked:
-            remembered = (f", and by {safe(decision.reason)} from now on"
-                          if decision.hook == SESSION_RULE else "")
-            self.console.print(Text(f"{RESULT}allowed by you{remembered}", style="green"))
-        elif decision.hook == SESSION_RULE:
-            self.console.print(Text(f"{RESULT}allowed by {safe(decision.reason)}", style="green"))
+            self.ticker.stop()
+        draw_decision(self.console, decision)
 
     def show_result(self, finished: ToolFinished) -> None:
-        """One line for what the call did; a command's last lines; an error in red."""
+        """What the call did, and the diff it made unless its question showed it."""
         self.ticker.stop()
-        style = "red" if finished.is_error else "dim"
-        if finished.tool == "Bash":
-            tail, before = output_tail(finished.content)
-            if before:
-                more = " (/last shows all)" if self.repl else ""
-                self.console.print(Text(f"{MORE}… {counted(before, 'earlier line')}{more}", style="dim"))
-            for line in tail:
-                self.console.print(Text(MORE + safe(line), style="dim"), overflow="ellipsis",
-                                   no_wrap=True)
-        if finished.is_error and finished.tool != "Bash":
-            lines = safe(finished.content).splitlines() or [""]
-            text = "\n".join(lines[:ERROR_LINES]) + ("\n…" if len(lines) > ERROR_LINES else "")
-            self.console.print(Text(RESULT + text.replace("\n", "\n" + MORE), style="red"))
-        elif finished.summary:
-            self.console.print(Text(RESULT + safe(finished.summary), style=style))
+        draw_result(self.console, finished, self.repl)
         if finished.change and not finished.is_error and not self._previewed:
-            self.show_change(finished.change)
-
-    def show_change(self, diff: str) -> None:
-        """The diff a Write or Edit made without a question (which would have shown it), cut short."""
-        lines, cut = change_lines(diff)
-        for line in lines:
-            indented = Text(MORE) + line
-            indented.rstrip()  # a blank context line would end in spaces
-            self.console.print(indented, overflow="ellipsis", no_wrap=True)
-        if cut:
-            more = " (/diff shows all)" if self.repl else ""
-            self.console.print(Text(f"{MORE}… {counted(cut, 'more line')}{more}", style="dim"))
+            draw_change(self.console, finished.change, self.repl)
 
     def show_request(self, request: PermissionRequest, whole: bool = False) -> None:
         """What a call will run or change (shortened unless `whole`), and why the user is asked."""
@@ -338,10 +243,3 @@ def _processes(processes: tuple[BackgroundProcess, ...]) -> str:
     names = ", ".join(f"{process.pid} {process.name}" for process in processes)
     return f"{counted(len(processes), 'process')} ({names})"
 
-
-def _summarise(args: dict[str, Any]) -> str:
-    parts = []
-    for key, value in args.items():
-        shown = reveal(value if isinstance(value, str) else json.dumps(value)).replace("\n", "⏎")
-        parts.append(f"{key}={shown[:ARGUMENT_WIDTH]}{'…' if len(shown) > ARGUMENT_WIDTH else ''}")
-    return ", ".join(parts)
