@@ -96,8 +96,11 @@ def describe(model: ModelInfo, current: str) -> str:
 
 
 def format_catalog(models: list[ModelInfo], current: str) -> str:
-    """The whole catalog, one model per line."""
-    return "\n".join(describe(model, current) for model in models) or "(the catalog is empty)"
+    """The whole catalog, one model per line; a last line when the session's model is not in it."""
+    lines = [describe(model, current) for model in models] or ["(the catalog is empty)"]
+    if current and current not in {model.id for model in models}:
+        lines.append(f"The session's model, {current}, is not in this catalog: requests to it may fail.")
+    return "\n".join(lines)
 
 
 def _tokens(count: int) -> str:

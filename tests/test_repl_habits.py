@@ -81,9 +81,12 @@ def test_diff_shows_what_write_and_edit_changed_and_clear_starts_afresh(workspac
 def test_model_lists_the_catalog_and_switches(workspace, tmp_path):
     session, live = journaled(workspace, SessionStore(tmp_path / "s.db"), [])
     session.model.catalog = [ModelInfo("qwen2.5-coder:7b"), ModelInfo("llama3.1:8b")]
-    assert "llama3.1:8b" in run_slash_command("/model", live).message
+    listing = run_slash_command("/model", live).message.splitlines()
+    assert listing[:2] == ["qwen2.5-coder:7b", "llama3.1:8b"]
+    assert session.model.name in listing[2], "the session's model is not served here: the listing says so"
     assert run_slash_command("/model llama3.1:8b", live).message == "Model → llama3.1:8b"
     assert session.model.name == "llama3.1:8b"
+    assert run_slash_command("/model", live).message.splitlines() == ["qwen2.5-coder:7b", "llama3.1:8b  [current]"]
     assert run_slash_command("/model nope", live).is_error
 
 
