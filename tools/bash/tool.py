@@ -12,8 +12,9 @@ sandbox's private view would answer falsely (sandbox/host_views.py: `ps`, /tmp).
 reads the plan flag or classifies again. Git's config-driven programs
 (fsmonitor, hooks, implicit bare repositories, signature checks: a
 repository's `format.pretty = %G?` makes a plain `git log` run its
-gpg.program, transports) are switched off too for every call in the sandbox
-and for any command judged read-only; the ones no setting can switch off for
+gpg.program, transports, even one the repository allows itself) are switched
+off too for every call in the sandbox and for any command judged read-only;
+the ones no setting can switch off for
 every name (diff drivers, textconv, filters) run inside the sandbox or not
 unasked. (The repository's own .git/config is the user's, and stays in force
 for what the user approved.) A call in the sandbox sees no variable that holds a secret
@@ -55,6 +56,9 @@ GIT_SETTINGS_FOR_READS = {"core.fsmonitor": "", "core.hooksPath": "/dev/null", "
                           "safe.bareRepository": "explicit", "log.showSignature": "false",
                           "protocol.allow": "never", "gpg.program": "false",
                           "gpg.ssh.program": "false", "gpg.x509.program": "false"}
+# A repository's own protocol.ext.allow (or .file.allow) outranks protocol.allow; this outranks
+# every config: no transport (an ext:: command, an upload-pack, a partial clone's lazy fetch) starts.
+NO_TRANSPORTS = {"GIT_ALLOW_PROTOCOL": ""}
 
 
 def git_environment(settings: dict[str, str]) -> dict[str, str]:
@@ -83,7 +87,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         sandboxed = contained(decided.plan_mode, state.permission_mode, read_only)
         env = {**(without_secrets(os.environ) if sandboxed else os.environ), **NO_PROMPTS, VARIABLE: marker}
         if sandboxed or read_only:
-            env.update(git_environment(GIT_SETTINGS_FOR_READS))
+            env.update({**git_environment(GIT_SETTINGS_FOR_READS), **NO_TRANSPORTS})
         if not sandboxed:
             outcome = run_process(["bash", "-c", command], str(workspace), watchdog.by_bash(env),
                                   timeout, watchdog=watchdog)
