@@ -17,8 +17,9 @@ them are added by name; files the shadow tracked that have become ignored are
 dropped; both are sorted out again only when the rules may have changed (a
 `.gitignore` added or changed, the exclude files or the user's index changed).
 The user's `.git` is only read (its exclude file, and its index by
-`git ls-files`); nothing in it is written. A workspace that is not a git
-repository works the same. A file another process holds a lease on is left out
+`git ls-files`); nothing in it is written, and the links on the way to it and to
+the exclude files are followed moving no access time (tools/quiet_links.py). A
+workspace that is not a git repository works the same. A file another process holds a lease on is left out
 (opening it would signal that process), as is a nested repository with no commit yet
 (`git init sub`: git refuses a whole snapshot that holds one) and a file larger than
 LARGEST_FILE_BYTES: git would read and compress all of it, before every prompt until
@@ -43,6 +44,7 @@ from typing import Iterator
 
 from session.rewind.git_plumbing import Git, GitFailed, GitStuck
 from tools.leases import leased_in
+from tools.quiet_links import real_path
 from tools.safe_read import read_capped
 
 EXCLUDE_LIMIT = 1_000_000
@@ -73,8 +75,10 @@ def shadow_folder(home: Path, workspace: Path) -> Path:
 
 
 def user_git_dir(workspace: Path) -> Path | None:
-    """The workspace's own repository folder (`.git`, or where a `.git` file points), if any."""
-    dot_git = workspace / ".git"
+    """The workspace's own repository folder (`.git`, or where a `.git` file points), if any.
+
+    Its real path, found moving no link's access time (tools/quiet_links.py), as plan mode promises."""
+    dot_git = real_path(workspace / ".git")
     try:
         if dot_git.is_dir():
             return dot_git
@@ -83,7 +87,7 @@ def user_git_dir(workspace: Path) -> Path | None:
         return None
     if not text.startswith("gitdir:"):
         return None
-    folder = (workspace / text.removeprefix("gitdir:").strip()).resolve()
+    folder = real_path(workspace / text.removeprefix("gitdir:").strip())
     return folder if folder.is_dir() else None
 
 
@@ -98,7 +102,7 @@ def _loose_objects(git_dir: Path) -> int:
 def _stamp(path: Path | None) -> tuple[int, int, int] | None:
     """When and how a file last changed (None when it is not there), to notice a change."""
     try:
-        info = os.stat(path) if path else None
+        info = os.lstat(path) if path else None
     except OSError:
         return None
     return (info.st_ino, info.st_size, info.st_mtime_ns) if info else None
@@ -124,7 +128,8 @@ class ShadowRepo:
 
     def __init__(self, home: Path, workspace: Path):
         self.workspace = workspace
-        self.git = Git(shadow_folder(home, workspace), workspace, readable=(Path(global_excludes()),))
+        self._excludes = real_path(global_excludes())
+        self.git = Git(shadow_folder(home, workspace), workspace, readable=(self._excludes,))
         self._home = home
         self._user_dir = user_git_dir(workspace)
         self._rules: tuple = ()
@@ -223,9 +228,8 @@ class ShadowRepo:
                               "--", *sorted(paths), config=self._config(), reads_work_tree=True)
         return set(output.decode("utf-8", errors="surrogateescape").split("\0")) - {""}
 
-    @staticmethod
-    def _config() -> tuple[str, ...]:
-        return (f"core.excludesFile={global_excludes()}", "core.splitIndex=true")
+    def _config(self) -> tuple[str, ...]:
+        return (f"core.excludesFile={self._excludes}", "core.splitIndex=true")
 
     def changes(self, old: str, new: str) -> list[Change]:
         """The paths that differ from snapshot `old` to snapshot `new` (trees or commits)."""
@@ -244,9 +248,10 @@ class ShadowRepo:
         if self._user_dir is not None:
             common = self._user_dir
             if _regular(self._user_dir / "commondir"):
-                common = (self._user_dir / read_capped(self._user_dir / "commondir", 4096)[0].strip())
+                named = read_capped(self._user_dir / "commondir", 4096)[0].strip()
+                common = real_path(self._user_dir / named)
             try:
-                lines.append(read_capped(common / "info" / "exclude", EXCLUDE_LIMIT)[0])
+                lines.append(read_capped(real_path(common / "info" / "exclude"), EXCLUDE_LIMIT)[0])
             except OSError:
                 pass
         try:
@@ -259,7 +264,7 @@ class ShadowRepo:
         if not exclude.exists() or exclude.read_text() != wanted:
             exclude.write_text(wanted)
         user_index = self._user_dir / "index" if self._user_dir else None
-        return wanted, _stamp(Path(global_excludes())), _stamp(user_index)
+        return wanted, _stamp(self._excludes), _stamp(user_index)
 
     def _reconcile_ignored(self, config: tuple[str, ...], leased: set[str]) -> None:
         """Track what the user's repository tracks though ignored; drop what is only ignored now.
