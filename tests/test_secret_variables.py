@@ -14,7 +14,13 @@ from tests.harness import Session, call, turn
 
 SECRETS = {"OPENAI_API_KEY": "sk-planted-openai", "GITHUB_TOKEN": "ghp-planted-github",
            "AWS_SECRET_ACCESS_KEY": "planted-aws", "DB_PASSWORD": "planted-db",
-           "my_api_key": "planted-lowercase"}
+           "my_api_key": "planted-lowercase", "DB_PASS": "planted-pass",
+           "GOOGLE_CREDENTIALS": "planted-credentials", "NPM_CONFIG__AUTH": "planted-auth",
+           "SENTRY_DSN": "https://planted-dsn@o1.ingest.example/1", "PRIVATE_SIGNING": "planted-private",
+           "SESSION_COOKIE": "planted-cookie",
+           # a name that says nothing, a value that does: a URL carrying its password
+           "DATABASE_URL": "postgres://app:planted-url-password@db.example/app",
+           "UPSTREAM": "https://bot:planted-url-token@git.example/org/repo.git"}
 
 
 @pytest.fixture
@@ -23,6 +29,7 @@ def secrets(workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("STEPAGENT_TEST_PLAIN", "plain-and-shown")
+    monkeypatch.setenv("STEPAGENT_TEST_URL", "https://example.org/plain-url-shown")
 
 
 def env_seen(workspace, mode: str, command: str = "env", answers=()) -> str:
@@ -36,7 +43,7 @@ def env_seen(workspace, mode: str, command: str = "env", answers=()) -> str:
 @pytest.mark.parametrize("mode", ["plan", "build", "edit"])
 def test_a_call_the_model_runs_unasked_sees_no_secret(workspace, mode):
     seen = env_seen(workspace, mode)
-    assert "plain-and-shown" in seen and "[exit code 0]" in seen, seen
+    assert "plain-and-shown" in seen and "plain-url-shown" in seen and "[exit code 0]" in seen, seen
     assert not [value for value in SECRETS.values() if value in seen], seen
 
 
