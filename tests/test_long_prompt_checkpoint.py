@@ -4,6 +4,7 @@ workspace back to before it."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,12 @@ LONG = "describe " + "x" * 200_000
 
 
 @pytest.mark.slow
-def test_a_prompt_over_128_kib_is_checkpointed_and_rewound(workspace: Path, tmp_path: Path,
-                                                          server: FakeChatServer):
+def test_a_prompt_over_128_kib_is_checkpointed_and_rewound(workspace: Path, server: FakeChatServer):
     server.reply_tool_calls(("Write", {"file_path": "first.txt", "content": "1\n"}))
     server.reply_text("first written")
     server.reply_tool_calls(("Write", {"file_path": "second.txt", "content": "2\n"}))
     server.reply_text("second written")
-    env = {"STEPAGENT_HOME": str(tmp_path / "home"), "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url}
+    env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url}  # forked by the zygote
 
     first = run_product("--mode", "yolo", "-p", "write first.txt", cwd=workspace, env=env)
     second = run_product("--mode", "yolo", "--continue", "-p", "-", cwd=workspace, env=env, input=LONG)

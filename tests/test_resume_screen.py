@@ -4,6 +4,7 @@ copied whole at 80 columns, and a /compact summary drawn as markdown."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from session.session_list import SessionInfo
@@ -55,7 +56,7 @@ def test_the_resume_commands_are_printed_whole_on_their_own_line_at_80_columns(w
         terminal.expect(re.compile(re.escape(f"{LAUNCHER} --resume ") + r"sess_[0-9a-f]{16}"))
     finally:
         terminal.close()
-    listed = run_product("--resume", cwd=workspace, env=env)
+    listed = run_product("--resume", cwd=workspace, env={**os.environ, **env})
     assert f"{LAUNCHER} --resume ID" in listed.stdout.splitlines(), listed.stdout
 
 
