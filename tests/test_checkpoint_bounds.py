@@ -26,7 +26,7 @@ def unfinished(home: Path, workspace: Path) -> list[str]:
 
 
 def test_a_snapshot_stopped_for_time_leaves_no_unfinished_objects(run, server, workspace, monkeypatch):
-    monkeypatch.setattr(git_plumbing, "TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(git_plumbing, "TIMEOUT_SECONDS", 0.3)
     monkeypatch.setattr(shadow_repo, "LARGEST_FILE_BYTES", SPARSE_BYTES)  # hashed, as a file below the bound is
     with open(workspace / "disk.img", "wb") as image:
         image.truncate(SPARSE_BYTES)
