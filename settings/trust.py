@@ -4,8 +4,13 @@ Project hooks are user code that arrives with a cloned repository, and project a
 loosen the questions; both wait until the user has trusted that workspace once. The answer
 is kept in the user's settings (never in the workspace, which the repository controls):
 
-  "workspaces": {"/home/me/src/app": {"trusted": true,
+  "workspaces": {"/home/me/src/app": {"trusted": true, "covers": "<sha256>",
                                       "permissions": {"allow": ["Bash(make test:*)"]}}}
+
+Trust covers what the user was shown: the entry keeps a digest of the project's hooks and
+allow rules at that moment (`covered`), and once they differ (a pull, a checked-out branch, a
+new clone at the same path) the workspace is no longer trusted until the user says so again.
+A script a hook runs is the repository's own file, and a change to it is not covered.
 
 The same entry keeps the rules a user answered "don't ask again, for this project" with,
 so they hold in later sessions without anything being written into the repository. A rule
@@ -15,12 +20,15 @@ workspace's real path, so a link to it is the same workspace.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any, Literal
 
 from settings.files import read_settings, update_user_settings
 from settings.paths import user_settings_path
 from settings.rules import Kind
+from settings.schema import Settings
 
 Keeper = Literal["project", "user"]
 
@@ -30,16 +38,29 @@ def workspace_key(workspace: Path) -> str:
     return str(workspace.resolve())
 
 
-def is_trusted(home: Path, workspace: Path) -> bool:
-    """Has the user trusted this workspace (in their settings file)?"""
+def covered(waiting: Settings) -> str:
+    """The digest of what trust turns on: each project hook and allow rule, in order."""
+    shown = [[[hook.event, hook.matcher, hook.command, hook.timeout] for hook in waiting.hooks],
+             [rule.rule.text for rule in waiting.rules]]
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
+
+
+def trusted_entry(home: Path, workspace: Path) -> dict[str, Any]:
+    """The user's settings entry for this workspace if they ever trusted it, else {}."""
     entry = read_settings(user_settings_path(home), "user").data.get("workspaces", {})
     entry = entry.get(workspace_key(workspace)) if isinstance(entry, dict) else None
-    return isinstance(entry, dict) and entry.get("trusted") is True
+    return entry if isinstance(entry, dict) and entry.get("trusted") is True else {}
 
 
-def trust(home: Path, workspace: Path) -> None:
-    """Remember that the user trusts this workspace; SettingsUnwritable if it cannot be kept."""
-    update_user_settings(home, lambda data: _entry(data, workspace).update(trusted=True))
+def is_trusted(home: Path, workspace: Path, waiting: Settings) -> bool:
+    """Has the user trusted this workspace with exactly these project hooks and allow rules?"""
+    return trusted_entry(home, workspace).get("covers") == covered(waiting)
+
+
+def trust(home: Path, workspace: Path, waiting: Settings) -> None:
+    """Remember the user trusts this workspace with these hooks and rules; SettingsUnwritable if not kept."""
+    update_user_settings(home, lambda data: _entry(data, workspace).update(trusted=True,
+                                                                           covers=covered(waiting)))
 
 
 def keep_rule(home: Path, workspace: Path, keeper: Keeper, rule: str, kind: Kind = "allow") -> None:

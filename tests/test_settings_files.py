@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-from settings.files import SettingsUnwritable, read_settings
+from settings.files import SettingsFile, SettingsUnwritable, read_settings
 from settings.paths import project_settings_path, user_settings_path
-from settings.schema import CommandHook, parse_settings
-from settings.trust import is_trusted, keep_rule, trust, workspace_key
+from settings.schema import CommandHook, Settings, parse_settings
+from settings.trust import covered, is_trusted, keep_rule, trust, workspace_key
 
 HOOKED = {"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [
     {"type": "command", "command": "./check.sh", "timeout": 10}]}],
@@ -66,16 +66,20 @@ def test_trust_and_kept_rules_go_to_the_users_file_and_keep_what_was_there(tmp_p
     workspace.mkdir()
     home.mkdir()
     user_settings_path(home).write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}}))
-    assert not is_trusted(home, workspace)
-    trust(home, workspace)
+    hooks = {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    shown = parse_settings(SettingsFile(workspace / "settings.json", "project", {"hooks": hooks}))
+    assert not is_trusted(home, workspace, shown)
+    trust(home, workspace, shown)
     keep_rule(home, workspace, "project", "Bash(make test:*)")
     keep_rule(home, workspace, "user", "Bash(git status:*)")
     keep_rule(home, workspace, "user", "Bash(git status:*)")
-    assert is_trusted(home, workspace) and not is_trusted(home, tmp_path)
+    assert is_trusted(home, workspace, shown) and not is_trusted(home, tmp_path, shown)
+    assert not is_trusted(home, workspace, Settings()), "trust covers the hooks shown, not others"
     data = json.loads(user_settings_path(home).read_text())
     assert data["permissions"] == {"deny": ["Bash(rm:*)"], "allow": ["Bash(git status:*)"]}
     entry = data["workspaces"][workspace_key(workspace)]
-    assert entry == {"trusted": True, "permissions": {"allow": ["Bash(make test:*)"]}}
+    assert entry == {"trusted": True, "covers": covered(shown),
+                     "permissions": {"allow": ["Bash(make test:*)"]}}
     kept = parse_settings(read_settings(user_settings_path(home), "user"), workspace_key(workspace))
     assert [r.rule.text for r in kept.rules] == ["Bash(rm:*)", "Bash(git status:*)", "Bash(make test:*)"]
     assert "kept for this project" in kept.rules[-1].source
@@ -87,7 +91,7 @@ def test_a_file_that_does_not_parse_is_never_written_over(tmp_path):
     broken = '{"permissions": {"allow": ["Read"]},,}'
     user_settings_path(home).write_text(broken)
     with pytest.raises(SettingsUnwritable, match="left as it is"):
-        trust(home, tmp_path)
+        trust(home, tmp_path, Settings())
     assert user_settings_path(home).read_text() == broken
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import index
 from settings.trust import trust
+from settings.user_hooks import load_user_settings
 from tests.hidden_layers import configuration  # noqa: F401 (a fixture)
 
 RECORD = """import json, sys
@@ -170,7 +171,8 @@ def test_a_workspace_trusted_in_the_repl_is_told_that_p_needs_the_flag(run, serv
     marker = tmp_path / "ran"
     settings_file(project_settings(workspace), {"PreToolUse": command(f"touch {marker}")},
                   {"allow": ["Bash"]})
-    trust(tmp_path / "home", workspace)
+    home = tmp_path / "home"
+    trust(home, workspace, load_user_settings(home, workspace, False).waiting_for_trust)
     server.reply_text("done")
     code, _, err = run("-p", "go")
     assert code == 0 and not marker.exists()

@@ -3,7 +3,8 @@
 Project hooks are commands that arrive with a cloned repository and run as the user,
 outside the plan-mode sandbox; project allow rules skip questions. So they stay off until
 the user has trusted the workspace once. The REPL shows what would run, then asks, and
-remembers a yes in the user's settings (settings/trust.py). -p asks nobody: only
+remembers a yes in the user's settings, for the hooks and rules it showed (settings/trust.py):
+once they change, it asks again, saying so. -p asks nobody: only
 --trust-workspace turns them on, for that run, whatever was remembered. A workspace
 whose settings hold nothing that trust would turn on is never asked about. While they
 are off, one line says so and what would turn them on.
@@ -18,7 +19,7 @@ from settings.files import SettingsUnwritable
 from settings.schema import Settings
 from settings.paths import project_settings_path, user_settings_path
 from settings.listing import hook_entry
-from settings.trust import is_trusted, trust
+from settings.trust import is_trusted, trust, trusted_entry
 from settings.user_hooks import load_user_settings
 from tools.base import counted
 from ui.console import ConsoleView
@@ -31,13 +32,15 @@ def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
         return True
     if confirm is None:
         return False
-    if is_trusted(home, workspace):
-        return True
     waiting = load_user_settings(home, workspace, trusted=False).waiting_for_trust
     if not waiting.hooks and not waiting.rules:
         return False
-    view.notice(f"{project_settings_path(workspace)} comes with this workspace. Its hooks run as you, "
-                "outside the plan-mode sandbox, and its allow rules skip questions:", style="yellow")
+    if is_trusted(home, workspace, waiting):
+        return True
+    changed = (" Its hooks or allow rules changed since you trusted this workspace." if
+               trusted_entry(home, workspace) else "")
+    view.notice(f"{project_settings_path(workspace)} comes with this workspace.{changed} Its hooks run "
+                "as you, outside the plan-mode sandbox, and its allow rules skip questions:", style="yellow")
     for hook in waiting.hooks:
         view.notice(hook_entry(hook), style="yellow")
     for rule in waiting.rules:
@@ -45,7 +48,7 @@ def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
     if not confirm(f"Trust this workspace (remembered in {user_settings_path(home)})?"):
         return False
     try:
-        trust(home, workspace)
+        trust(home, workspace, waiting)
     except SettingsUnwritable as failure:
         view.error(f"{failure} Trusted for this session only.")
     return True
@@ -62,7 +65,7 @@ def off_line(home: Path, workspace: Path, waiting: Settings, asked: bool) -> str
         return ""
     if asked:
         why = "they stay off until you trust this workspace"
-    elif is_trusted(home, workspace):
+    elif is_trusted(home, workspace, waiting):
         why = "you trust this workspace, but a -p run turns them on only with --trust-workspace"
     else:
         why = "they stay off: a -p run turns them on only with --trust-workspace"

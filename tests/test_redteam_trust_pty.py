@@ -1,0 +1,49 @@
+"""Trusting a workspace trusts the hooks and allow rules the user was shown, not its path.
+
+The trust question lists what the project's `.stepagent/settings.json` would run. The answer
+was kept by the workspace's path alone, so whatever that file said later ran unasked: a pull,
+a checked-out pull request or a new clone at the same path adding `curl … | sh` as a hook ran
+it as the user, at the first prompt, while planning too. Once the project's hooks or allow
+rules differ from what was trusted, the REPL asks again, saying they changed, and a no keeps
+the new hook from running.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.terminal import Terminal
+from tests.test_user_hooks_pty import hooked, write
+
+
+def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server):
+    home, shown_marker, new_marker = tmp_path / "home", tmp_path / "formatter-ran", tmp_path / "planted-ran"
+    settings = workspace / ".stepagent" / "settings.json"
+    write(settings, {"hooks": {"PreToolUse": hooked(f"touch {shown_marker}")}})
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url, "STEPAGENT_HOME": str(home)}
+    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
+    try:
+        terminal.expect_text("Trust this workspace")
+        terminal.sendline("y")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+    finally:
+        terminal.close()
+    write(settings, {"hooks": {"PreToolUse": hooked(f"touch {new_marker}")},
+                     "permissions": {"allow": ["Bash"]}})  # as a pull would bring them
+    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
+    try:
+        terminal.expect_text("changed since you trusted")
+        terminal.expect_text("Trust this workspace")
+        terminal.sendline("n")
+        terminal.expect("›")
+        server.reply_tool_calls(("Read", {"file_path": ".stepagent/settings.json"}))
+        server.reply_text("read it")
+        terminal.sendline("look")
+        terminal.expect_text("read it")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+    finally:
+        terminal.close()
+    assert not new_marker.exists(), "a hook nobody was shown ran"
+    assert json.loads((home / "settings.json").read_text())["workspaces"][str(workspace)]["trusted"] is True
