@@ -39,6 +39,8 @@ from ui.preview import render_preview
 from ui.safe_text import invisible_warning, safe, safe_line, verbatim_markdown
 from ui.ticker import Ticker
 
+QUESTION_ROWS = 4  # what a review draws under the plan: the key line (wrapped) and the question
+
 if TYPE_CHECKING:
     from models.openai_chat import Notice  # the client is loaded with the first request
 
@@ -202,10 +204,16 @@ class ConsoleView:
     def show_plan(self, plan: str, title: str = "Plan for approval") -> None:
         """The plan for review, in a panel, exactly as written: what is approved is what was shown."""
         self.ticker.stop()
-        self.console.print(Panel(verbatim_markdown(plan), title=title, border_style="magenta"))
+        panel = Panel(verbatim_markdown(plan), title=title, border_style="magenta")
+        self.console.print(panel)
         warning = invisible_warning(plan, "plan", "What is approved holds them as shown.")
         if warning:
             self.notice(warning, style="bold yellow")
+        lines, room = len(plan.rstrip().splitlines()), self.console.height - QUESTION_ROWS
+        if lines + 2 > room or len(self.console.render_lines(panel, pad=False)) > room:  # wrapped lines
+            self.notice(f"This plan is {counted(lines, 'line')}, more than the "
+                        "screen shows: its top is above. Scroll up to read all of it, or press Ctrl+G to "
+                        "read it in your editor.", style="bold yellow")
 
     def model_notice(self, notice: Notice) -> None:
         """A retry or an adaptation the model client made on its own, as one dim line."""
