@@ -19,6 +19,8 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,10 +81,22 @@ class Browser:
         self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Log", "Network", "Page"):
             self.call(f"{domain}.enable", session=True)
-        self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": self.height,
+        self._viewport(self.width, self.height)
+        return self
+
+    @contextmanager
+    def sized(self, width: int, height: int) -> Iterator["Browser"]:
+        """The tab's viewport at width × height for a `with` block, then at the browser's own size."""
+        self._viewport(width, height)
+        try:
+            yield self
+        finally:
+            self._viewport(self.width, self.height)
+
+    def _viewport(self, width: int, height: int) -> None:
+        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
                                                          "deviceScaleFactor": 1, "mobile": False},
                   session=True)
-        return self
 
     def __exit__(self, *exc: object) -> None:
         try:

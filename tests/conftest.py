@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from step42_plan_mode.browser import Browser
 from tests import zygote_client
 from tests.fake_chat_server import FakeChatServer
 from tests.hidden_layers import clear_probes, hide_linux_only
@@ -93,6 +94,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked slow (several seconds each on their own) are handed out first: one left for
     last would keep the whole suite waiting on a single worker."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """With workers (bin/test), tests go out one at a time, those sharing a browser together
+    (tests/one_worker.py)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.one_worker import OneAtATime
+
+    return OneAtATime(config, log)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    """One headless Chromium for the tests that draw a page, started on first use (their files
+    all go to one worker: tests/one_worker.py)."""
+    with Browser() as browser:
+        yield browser
 
 
 @pytest.fixture(params=["linux", "without-linux"])

@@ -20,10 +20,10 @@ pytestmark = pytest.mark.skipif(shutil.which("chromium") is None,
 SETTLE = "new Promise(done => setTimeout(done, 300))"  # for a refresh or a late load to happen
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with Browser() as chromium:
-        yield chromium
+@pytest.fixture
+def browser(chromium: Browser) -> Browser:
+    """The suite's one Chromium (tests/conftest.py)."""
+    return chromium
 
 
 class Loopback:

@@ -9,23 +9,29 @@ from functools import cache
 import pytest
 
 from step42_plan_mode import page_screen, screens
-from step42_plan_mode.browser import Browser
 from tests.page_kit import share_differing
 
-DRAWN = screens.screens()
+COMMITTED = sorted(path.name for path in screens.FOLDER.glob("*.svg"))
 REDRAW_PAGE = "run .venv/bin/python -m step42_plan_mode.page_screen and commit the picture"
 
 
-@pytest.mark.parametrize("name", sorted(DRAWN))
+@cache
+def drawn() -> dict[str, str]:
+    """The screenshots as the console draws them now, drawn once by the worker that asks first."""
+    return screens.screens()
+
+
+@pytest.mark.parametrize("name", COMMITTED)
 def test_the_committed_screenshot_is_what_the_console_draws_now(name):
     committed = (screens.FOLDER / name).read_text(encoding="utf-8")
-    assert committed == DRAWN[name], (f"{name} is stale: run .venv/bin/python -m "
-                                      "step42_plan_mode.screens and commit the pictures")
+    assert committed == drawn()[name], (f"{name} is stale: run .venv/bin/python -m "
+                                        "step42_plan_mode.screens and commit the pictures")
 
 
 def test_the_screenshots_show_each_question_as_it_is_asked():
-    assert "Allow?&#160;[y/a/p/u/N]" in DRAWN["edit-approval.svg"]
-    assert "Approve&#160;this&#160;plan?&#160;[y/e/c/s/N]" in DRAWN["plan-review.svg"]
+    assert sorted(drawn()) == COMMITTED, "every screenshot drawn is committed, and only those"
+    assert "Allow?&#160;[y/a/p/u/N]" in drawn()["edit-approval.svg"]
+    assert "Approve&#160;this&#160;plan?&#160;[y/e/c/s/N]" in drawn()["plan-review.svg"]
 
 
 @cache
@@ -39,8 +45,8 @@ def test_the_page_picture_was_drawn_from_the_lesson_page_exported_today():
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (.ci/run installs it)")
-def test_the_page_picture_is_what_chromium_draws_of_it_now():
+def test_the_page_picture_is_what_chromium_draws_of_it_now(chromium):
     committed = page_screen.PICTURE.read_bytes()
-    with Browser(*page_screen.SIZE) as browser:
+    with chromium.sized(*page_screen.SIZE) as browser:
         share = share_differing(browser, committed, page_screen.draw(lesson_page(), browser))
     assert share <= 0.005, f"{share:.1%} of the picture's pixels differ: {REDRAW_PAGE}"
