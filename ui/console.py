@@ -39,7 +39,7 @@ from ui.preview import render_preview
 from ui.safe_text import invisible_warning, safe, safe_line, verbatim_markdown
 from ui.ticker import Ticker
 
-QUESTION_ROWS = 4  # what a review draws under the plan: the key line (wrapped) and the question
+QUESTION_ROWS = 4  # what a question draws under its panel: the reason or key line (wrapped), the question
 
 if TYPE_CHECKING:
     from models.openai_chat import Notice  # the client is loaded with the first request
@@ -179,12 +179,19 @@ class ConsoleView:
             draw_change(self.console, finished.change, self.repl)
 
     def show_request(self, request: PermissionRequest, whole: bool = False) -> None:
-        """What a call will run or change (shortened unless `whole`), and why the user is asked."""
+        """What a call will run or change (shortened unless `whole`), and why the user is asked.
+
+        A preview taller than the screen says so: its top, what runs first, has scrolled away."""
         self.ticker.stop()
         if request.preview is not None:
             self._previewed = True
-            self.console.print(Panel(render_preview(request.preview, whole), border_style="yellow",
-                                     expand=False, padding=(0, 1)))
+            panel = Panel(render_preview(request.preview, whole), border_style="yellow", expand=False,
+                          padding=(0, 1))
+            self.console.print(panel)
+            if self._taller_than_screen(panel, len(request.preview.text.splitlines())):
+                what = "command" if request.preview.kind == "command" else "change"
+                self.notice(f"This {what} takes more lines than the screen shows: its top is above. "
+                            "Scroll up to read all of it before you answer.", style="bold yellow")
         self.console.print(Text(safe(request.reason), style="yellow"))
 
     def show_todos(self, todos: tuple[Todo, ...]) -> None:
@@ -209,11 +216,18 @@ class ConsoleView:
         warning = invisible_warning(plan, "plan", "What is approved holds them as shown.")
         if warning:
             self.notice(warning, style="bold yellow")
-        lines, room = len(plan.rstrip().splitlines()), self.console.height - QUESTION_ROWS
-        if lines + 2 > room or len(self.console.render_lines(panel, pad=False)) > room:  # wrapped lines
+        lines = len(plan.rstrip().splitlines())
+        if self._taller_than_screen(panel, lines):
             self.notice(f"This plan is {counted(lines, 'line')}, more than the "
                         "screen shows: its top is above. Scroll up to read all of it, or press Ctrl+G to "
                         "read it in your editor.", style="bold yellow")
+
+    def _taller_than_screen(self, panel: Panel, lines: int) -> bool:
+        """Whether a panel of `lines` lines of text, drawn above a question, has its top scrolled away.
+
+        The panel is measured only when its text alone would fit (long lines wrap)."""
+        room = self.console.height - QUESTION_ROWS
+        return lines + 2 > room or len(self.console.render_lines(panel, pad=False)) > room
 
     def model_notice(self, notice: Notice) -> None:
         """A retry or an adaptation the model client made on its own, as one dim line."""
