@@ -37,10 +37,12 @@ def leases() -> dict[tuple[int, int], int]:
     found = {}
     try:
         with open(LOCKS, encoding="ascii", errors="replace") as locks:
-            lines = locks.read().splitlines()
+            listed = locks.read()
     except OSError:
         return {}
-    for line in lines:
+    if not any(kind in listed for kind in LEASE_KINDS):  # the usual case, told without parsing each lock
+        return {}
+    for line in listed.splitlines():
         fields = line.split()
         if len(fields) < 6 or fields[1] not in LEASE_KINDS or fields[3] == "READ":
             continue
