@@ -4,8 +4,8 @@ The trust question lists what the project's `.stepagent/settings.json` would run
 was kept by the workspace's path alone, so whatever that file said later ran unasked: a pull,
 a checked-out pull request or a new clone at the same path adding `curl … | sh` as a hook ran
 it as the user, at the first prompt, while planning too. Once the project's hooks or allow
-rules differ from what was trusted, the REPL asks again, saying they changed, and a no keeps
-the new hook from running.
+rules differ from what was trusted, or a script a hook's command names does, the REPL asks
+again, saying they changed, and a no keeps the new code from running.
 """
 
 from __future__ import annotations
@@ -47,3 +47,38 @@ def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server
         terminal.close()
     assert not new_marker.exists(), "a hook nobody was shown ran"
     assert json.loads((home / "settings.json").read_text())["workspaces"][str(workspace)]["trusted"] is True
+
+
+def test_a_changed_script_a_project_hook_runs_is_asked_about_again(workspace, tmp_path, server):
+    """The hook's command stays the same; the script it names is what a pull changes."""
+    home, planted = tmp_path / "home", tmp_path / "planted-ran"
+    script = workspace / "hooks" / "check.sh"
+    script.parent.mkdir()
+    script.write_text("exit 0\n")
+    write(workspace / ".stepagent" / "settings.json",
+          {"hooks": {"PreToolUse": hooked('bash "$STEPAGENT_PROJECT_DIR"/hooks/check.sh')}})
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url, "STEPAGENT_HOME": str(home)}
+    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
+    try:
+        terminal.expect_text("Trust this workspace")
+        terminal.sendline("y")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+    finally:
+        terminal.close()
+    script.write_text(f"touch {planted}\n")
+    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
+    try:
+        terminal.expect_text("changed since you trusted")
+        terminal.expect_text("Trust this workspace")
+        terminal.sendline("n")
+        terminal.expect("›")
+        server.reply_tool_calls(("Read", {"file_path": "hooks/check.sh"}))
+        server.reply_text("read it")
+        terminal.sendline("look")
+        terminal.expect_text("read it")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+    finally:
+        terminal.close()
+    assert not planted.exists(), "a script nobody trusted ran as a hook"

@@ -78,7 +78,7 @@ def test_trust_and_kept_rules_go_to_the_users_file_and_keep_what_was_there(tmp_p
     data = json.loads(user_settings_path(home).read_text())
     assert data["permissions"] == {"deny": ["Bash(rm:*)"], "allow": ["Bash(git status:*)"]}
     entry = data["workspaces"][workspace_key(workspace)]
-    assert entry == {"trusted": True, "covers": covered(shown),
+    assert entry == {"trusted": True, "covers": covered(shown, workspace),
                      "permissions": {"allow": ["Bash(make test:*)"]}}
     kept = parse_settings(read_settings(user_settings_path(home), "user"), workspace_key(workspace))
     assert [r.rule.text for r in kept.rules] == ["Bash(rm:*)", "Bash(git status:*)", "Bash(make test:*)"]

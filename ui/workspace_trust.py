@@ -37,7 +37,7 @@ def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
         return False
     if is_trusted(home, workspace, waiting):
         return True
-    changed = (" Its hooks or allow rules changed since you trusted this workspace." if
+    changed = (" Its hooks, a file they run or its allow rules changed since you trusted this workspace." if
                trusted_entry(home, workspace) else "")
     view.notice(f"{project_settings_path(workspace)} comes with this workspace.{changed} Its hooks run "
                 "as you, outside the plan-mode sandbox, and its allow rules skip questions:", style="yellow")
