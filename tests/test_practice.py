@@ -90,6 +90,8 @@ def test_stubbed_copy_fails_and_diff_is_the_code_start_takes_out(exercise, tmp_p
     assert all(test in started for test in exercise.tests)
     for relative, name in exercise.stubs:
         assert f"practice: write {name}" in (copy / relative).read_text()
+    assert not {".git", ".venv", ".hypothesis", ".pytest_cache"} & {path.name for path in copy.iterdir()}, \
+        "the copy holds the project, not its history, libraries or test caches"
 
     code, shown = practice_main(capfd, "diff", exercise.name)
     assert code == 0
