@@ -8,15 +8,20 @@ exit code 1, not taken for a whole answer.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.harness import run_index
+from ui.headless import write_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 # the call lasts until the test has closed the output's reading end (and made `gone`)
@@ -61,3 +66,44 @@ def test_an_answer_cut_or_filtered_is_not_taken_for_complete(reason, server, wor
     assert code == 1 and result["exit_code"] == 1
     assert result["ending"] == "cut" and result["text"] == "The first half of"
     assert reason in result["error"] and reason in err and "incomplete" in err
+
+
+
+def test_a_reader_that_leaves_a_long_text_answer_ends_the_run_with_141_also_unbuffered(workspace):
+    (workspace / "s.json").write_text(json.dumps([{"text": "\n".join(f"line {n}" for n in range(50_000))}]))
+    run = subprocess.Popen(command("--script", "s.json", "-p", "hi"), cwd=workspace,
+                           env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert run.stdout.readline() == "line 0\n"
+    run.stdout.close()  # `| head -1`, while the answer is still being written
+    stderr = run.communicate(timeout=60)[1]
+    assert run.returncode == 141, stderr
+    assert "Broken pipe" not in stderr and "Exception" not in stderr
+
+
+def test_an_unbuffered_stdout_gets_the_whole_answer_however_slowly_it_is_read():
+    read_end, write_end = os.pipe()
+    out = io.TextIOWrapper(io.FileIO(write_end, "wb"), write_through=True)  # what python -u makes
+    answer = "\n".join(f"line {n}" for n in range(50_000))
+    received = []
+    reader = threading.Thread(target=lambda: received.append(_read_slowly(read_end)))
+    reader.start()
+    before = signal.signal(signal.SIGALRM, lambda *_: None)  # a signal cuts a write short
+    signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+    try:
+        write_answer(answer, out)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    out.close()
+    reader.join(timeout=30)
+    assert received == [answer + "\n"]
+
+
+def _read_slowly(fd: int) -> str:
+    chunks = []
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+        time.sleep(0.001)
+    os.close(fd)
+    return b"".join(chunks).decode()

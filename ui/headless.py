@@ -150,11 +150,23 @@ def _write_json(record: dict[str, Any], out: TextIO | None) -> None:
 
 
 def _write(text: str, out: TextIO | None) -> None:
-    """Write to stdout: nothing when it is closed, and the end of the run when its reader left."""
+    """Write all of `text` to stdout: nothing when it is closed, the end of the run when its reader left.
+
+    The bytes go out here, until every one is written: unbuffered (PYTHONUNBUFFERED, python -u),
+    a text stream writes a long text to a pipe with one system call, which may write part of it
+    (its reader left, a signal came) and the rest is dropped without a word.
+    """
     if out is None:
         return
     try:
-        out.write(text)
+        raw = getattr(out, "buffer", None)
+        if raw is None:
+            out.write(text)
+        else:
+            out.flush()
+            data = memoryview(text.encode(out.encoding or "utf-8", "backslashreplace"))
+            while data:
+                data = data[raw.write(data):]
         out.flush()
     except BrokenPipeError:
         _reader_gone(out)
