@@ -1,5 +1,6 @@
 """/export FILE refuses, writing nothing and making no folder, a FILE whose folder does not exist
-(as --record does) and a FILE named as the other kind of export (`--html x.md`, `x.html`)."""
+(as --record does), a FILE named as the other kind of export (`--html x.md`, `x.html`) and an
+option it does not know (`--bogus` is no file name)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,15 @@ def test_a_file_named_as_the_other_kind_is_refused_with_the_name_to_use(workspac
     assert not (workspace / "x.md").exists() and not (workspace / "x.html").exists()
     assert not run_slash_command("/export --html x.html", live).is_error
     assert not run_slash_command("/export x.txt", live).is_error, "another suffix is the user's choice"
+
+
+def test_an_unknown_option_is_refused_and_html_takes_its_file_after_an_equals_sign(workspace: Path,
+                                                                                  tmp_path: Path):
+    live = exported_once(workspace, tmp_path)
+    for command in ("/export --bogus", "/export --html --bogus", "/export -h"):
+        refused = run_slash_command(command, live)
+        assert refused.is_error and "Unknown option" in refused.message, command
+    assert sorted(p.name for p in workspace.iterdir() if p.name.startswith("-")) == []
+    assert not run_slash_command("/export --html=page.html", live).is_error
+    assert (workspace / "page.html").read_text().startswith("<!DOCTYPE html>")
+    assert not run_slash_command("/export ./-dash.md", live).is_error and (workspace / "-dash.md").exists()

@@ -278,8 +278,13 @@ def _rewind(session: Session, arguments: str) -> SlashOutcome:
 
 def _export(session: Session, rest: str) -> SlashOutcome:
     words = rest.split(maxsplit=1)
-    page = bool(words) and words[0] == "--html"
-    file_name = (words[1] if len(words) > 1 else "") if page else rest
+    option, _, joined = words[0].partition("=") if words else ("", "", "")
+    page = option == "--html"
+    file_name = (joined or (words[1] if len(words) > 1 else "")) if page else rest
+    if file_name.startswith("-"):
+        return SlashOutcome(f"Unknown option {safe(file_name.split()[0])}. Usage: /export [FILE.md], "
+                            "/export --html [FILE.html] (name a file that starts with - as ./-name).",
+                            is_error=True)
     try:
         done = export_session(session, file_name, page)
     except ExportRefused as refused:
