@@ -13,6 +13,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +25,7 @@ from rich.console import Console
 from tools.bash.stop_left_running import BackgroundProcess, LeftRunningStopped
 from tests.harness import Session, call, turn
 from tests.terminal import Terminal
-from tools.bash import stop_left_running
+from tools.bash import left_running, stop_left_running
 from tools.bash.left_running import VARIABLE, LeftProcess, this_stepagent
 from ui.console import ConsoleView
 from ui.headless import run_headless
@@ -246,6 +247,59 @@ def test_an_ordinary_call_reports_nothing_left_and_plan_mode_stops_nothing(tmp_p
     screen, stopped = screen_of(session), stopped_events(session)
     session.state.enter_plan_mode("/plan")
     assert stopped == [] and "stopped" not in screen.getvalue()
+
+
+# A `sleep` in a session of its own, the call's last fork (its pid goes to `last`); the call
+# ends once the sleep runs.
+LAST_STARTED = ("setsid sleep 300 & echo $! > last; "
+                "while read -r stat < /proc/$!/stat && [[ $stat != *'(sleep)'* ]]; do :; done")
+
+
+def left_sleep(workspace: Path) -> tuple[str, int]:
+    """A yolo call's result after LAST_STARTED, and the pid of the sleep it reports (killed here)."""
+    session = Session(workspace, [turn("", call("Bash", command=LAST_STARTED)), turn("started")], mode="yolo")
+    try:
+        session.run()
+    finally:
+        if (workspace / "last").exists():
+            os.kill(int((workspace / "last").read_text()), 9)
+    result = session.tool_results()[0]
+    found = re.search(r"left running: 1 process \((\d+) sleep\)", result)
+    return result, int(found.group(1)) if found else 0
+
+
+def test_the_process_a_call_started_last_is_reported(tmp_path, monkeypatch):
+    """As on a quiet machine, where its pid is the last one handed out: the scan reaches it."""
+    monkeypatch.setattr(left_running, "_last_pid", lambda: int((tmp_path / "last").read_text()))
+    result, pid = left_sleep(tmp_path)
+    assert pid == int((tmp_path / "last").read_text()), result
+
+
+def test_what_a_call_left_is_reported_when_the_pid_counter_wrapped_around_during_it(tmp_path, monkeypatch):
+    """The last pid handed out is below the call's own: every process is looked at."""
+    monkeypatch.setattr(left_running, "_last_pid", lambda: 2)
+    result, pid = left_sleep(tmp_path)
+    assert pid == int((tmp_path / "last").read_text()), result
+
+
+def test_what_a_call_left_is_reported_when_more_pids_were_handed_out_than_are_looked_up(
+        tmp_path, monkeypatch):
+    """Then /proc's listing is read for the pids after the call's first."""
+    monkeypatch.setattr(left_running, "PROBED", 0)
+    result, pid = left_sleep(tmp_path)
+    assert pid == int((tmp_path / "last").read_text()), result
+
+
+def test_a_process_left_running_with_threads_is_one_process(tmp_path, tokens):
+    """Its threads' ids come after the call's first pid too, but only the process is named."""
+    threads = ("import threading, time; [threading.Thread(target=time.sleep, args=(300,), daemon=True)"
+               f".start() for _ in range(3)]; open('ready', 'w').close(); time.sleep(300); '{tokens()}'")
+    command = (f'setsid {sys.executable} -c "{threads}" >/dev/null 2>&1 & '
+               "while [ ! -e ready ]; do :; done")  # no `sleep`: no pid but the threads' comes after
+    session = Session(tmp_path, [turn("", call("Bash", command=command)), turn("started")], mode="yolo")
+    session.run()
+    result = session.tool_results()[0]
+    assert re.search(r"left running: 1 process \(\d+ [^,)]+\)", result), result
 
 
 def start_a_loop_in_yolo(workspace: Path, out: Path, script: Path, token: str) -> Terminal:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +53,7 @@ from tools.base import counted
 
 VARIABLE = "STEPAGENT_BASH_CALL"
 SHOWN = 5
+PROBED = 64  # new pids looked up one by one; beyond, listing /proc is cheaper
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,7 @@ def left_by(marker: str, outside_group: int = 0) -> list[LeftProcess]:
 
     Processes in `outside_group` (the call's own group, killed but perhaps not yet
     gone) are not counted. Its leader is the call's first process, so only processes
-    created after it are looked at: pids are handed out in increasing order, and
-    when the counter wrapped around since, every process is.
+    created after it are looked at (`_pids`).
     """
     return [process for value, process in _marked(since=outside_group)
             if (value == marker or value.startswith(marker + ".")) and process.group != outside_group]
@@ -128,24 +128,49 @@ def describe(processes: list[LeftProcess]) -> str:
 
 
 def _marked(since: int = 0) -> Iterator[tuple[str, LeftProcess]]:
-    """Each live process whose environment carries a marker, with the marker; from pid `since` on
-    when no pid below it can be newer (the counter has not wrapped around since)."""
+    """Each live process whose environment carries a marker, with the marker; with `since`,
+    only those created after the process with that pid (`_pids`)."""
     wanted = f"{VARIABLE}=".encode()
     if not linux_only.available():
         return
-    lowest = since if since and _last_pid() >= since else 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit() and int(entry.name) >= lowest:
-            value = _marker_of(int(entry.name), wanted)
-            process = _describe(int(entry.name)) if value else None
-            if process:
-                yield value, process
+    pids, threads_among_them = _pids(since)
+    for pid in pids:
+        value = _marker_of(pid, wanted)
+        process = _describe(pid) if value and (not threads_among_them or _leads(pid)) else None
+        if process:
+            yield value, process
+
+
+def _pids(since: int) -> tuple[Iterable[int], bool]:
+    """The pids to look at, and whether threads' ids may be among them.
+
+    Pids (threads' too) are handed out in increasing order, so what was created
+    after `since` has the pids after it, up to the last one handed out: at most
+    PROBED of them (none at all after most calls) are each looked up, so the
+    processes already on the machine cost nothing; more, and /proc's listing is
+    read for them. When the counter wrapped around since, every process is looked at.
+    """
+    last = _last_pid() if since else 0
+    newer = range(since + 1, last + 1) if since and last >= since else None
+    if newer is not None and len(newer) <= PROBED:
+        return newer, True
+    return [int(name) for name in os.listdir("/proc")
+            if name.isdigit() and (newer is None or int(name) in newer)], False
 
 
 def _last_pid() -> int:
     """The pid most recently handed out in this PID namespace (the last field of /proc/loadavg)."""
     with open("/proc/loadavg", encoding="ascii") as loadavg:
         return int(loadavg.read().split()[-1])
+
+
+def _leads(pid: int) -> bool:
+    """Whether `pid` is a process's own, not one of its threads' (/proc/TID is there, though unlisted)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            return any(line.split() == ["Tgid:", str(pid)] for line in status)
+    except OSError:
+        return False
 
 
 def _marker_of(pid: int, wanted: bytes) -> str:
