@@ -43,6 +43,8 @@ from tools.bash.sandbox.scratch import make_private_folder
 
 # $1 is this stepagent's marker; $PPID is stepagent. /proc/GROUP/stat after the name: state,
 # parent, group. A leader whose parent is not stepagent (stepagent has died) must carry the marker.
+# The name ends at the line's last ")" (a process names itself); ${stat##*) } would find it too,
+# in time that grows with the square of the line's length in dash, most of the watchdog's work.
 # Without /proc (macOS) nothing can open the pipe but those given it, and every line is taken.
 WATCH = """marker=$1; set -f; listed=' '
 while read -r sign group; do
@@ -54,7 +56,8 @@ while read -r sign group; do
   elif [ ! -e /proc/self/stat ]; then
     listed="$listed$group "
   elif read -r stat < "/proc/$group/stat"; then
-    set -- ${stat##*) }
+    name=${stat%")"*}
+    set -- ${stat#"$name) "}
     [ "$3" = "$group" ] && { [ "$2" = "$PPID" ] ||
       grep -qzF "$marker" "/proc/$group/environ"; } && listed="$listed$group "
   fi
