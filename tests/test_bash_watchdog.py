@@ -1,7 +1,8 @@
 """The Bash tool's watchdog (tools/bash/watchdog.py), attacked: a call that writes to its pipe, and a
-stepagent that dies before its call has registered.
+stepagent that dies before its call has registered; and the startup file an approved call's bash
+registers from, which must leave the user's own BASH_ENV in force.
 
-Each test runs a stand-in for stepagent in a process of its own and kills it, as
+The attacks run a stand-in for stepagent in a process of its own and kill it, as
 test_sandbox.py does; what survives is looked for by a marker in the command line.
 """
 
@@ -13,6 +14,7 @@ import sys
 import uuid
 from pathlib import Path
 
+from tests.harness import Session, call, turn
 from tests.test_sandbox import kill_stepagent_mid_call, running, wait_until
 
 PYTHON = sys.executable
@@ -52,3 +54,24 @@ def test_a_call_that_registers_after_stepagent_died_is_killed(tmp_path):
                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
     assert stand_in.returncode == 0 and running(marker) == 1, "the call is not waiting to register"
     assert wait_until(lambda: running(marker) == 0), "a call that registered late outlived stepagent"
+
+
+def approved_call(workspace: Path, command: str) -> str:
+    session = Session(workspace, [turn("", call("Bash", command=command)), turn("done")], mode="yolo")
+    session.run()
+    return session.tool_results()[0]
+
+
+def test_an_approved_call_reads_the_users_bash_env_and_so_do_the_shells_it_starts(tmp_path, monkeypatch):
+    """bash registers from a startup file of its own, which then sources the user's BASH_ENV."""
+    mine = tmp_path / "my startup.bash"
+    mine.write_text("greeting=hello-from-my-bash-env\n")
+    monkeypatch.setenv("BASH_ENV", str(mine))
+    result = approved_call(tmp_path, """echo "$greeting"; bash -c 'echo "nested $greeting $BASH_ENV"'""")
+    assert result.startswith(f"hello-from-my-bash-env\nnested hello-from-my-bash-env {mine}\n"), result
+
+
+def test_without_a_bash_env_of_the_users_the_call_has_none(tmp_path, monkeypatch):
+    monkeypatch.delenv("BASH_ENV", raising=False)
+    result = approved_call(tmp_path, 'echo "[${BASH_ENV-none}]"; bash -c \'echo "[${BASH_ENV-none}]"\'')
+    assert result.startswith("[none]\n[none]\n"), result

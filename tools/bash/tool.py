@@ -78,6 +78,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     cgroup, private = SharedCgroup(), SharedPrivateFolder()
     stepagent = this_stepagent(workspace)
     watchdog = Watchdog(stepagent)
+    for_reads = {**git_environment(GIT_SETTINGS_FOR_READS), **NO_TRANSPORTS}
     first_sandboxed_call = [True]
 
     def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
@@ -87,7 +88,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
         sandboxed = contained(decided.plan_mode, state.permission_mode, read_only)
         env = {**(without_secrets(os.environ) if sandboxed else os.environ), **NO_PROMPTS, VARIABLE: marker}
         if sandboxed or read_only:
-            env.update({**git_environment(GIT_SETTINGS_FOR_READS), **NO_TRANSPORTS})
+            env.update(for_reads)
         if not sandboxed:
             outcome = run_process(["bash", "-c", command], str(workspace), watchdog.by_bash(env),
                                   timeout, watchdog=watchdog)

@@ -83,7 +83,7 @@ class Watchdog:
     def __init__(self, marker: str) -> None:
         self._marker = f"{VARIABLE}={marker}."
         self._process: subprocess.Popen | None = None
-        self._startup: str | None = None
+        self._startup: str | None = None  # the startup file's path, escaped: bash expands BASH_ENV
         self._lock = threading.Lock()
 
     def pipe(self) -> int:
@@ -111,14 +111,15 @@ class Watchdog:
         with self._lock:
             if self._startup is None:
                 folder = make_private_folder()
-                self._startup = os.path.join(folder, "register.bash")
-                with open(self._startup, "x", encoding="utf-8") as startup:
+                path = os.path.join(folder, "register.bash")
+                with open(path, "x", encoding="utf-8") as startup:
                     startup.write(STARTUP)
                 weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
-        named = {name: value for name, value in env.items() if name != USERS_BASH_ENV}
+                self._startup = re.sub(r"([\\$`])", r"\\\1", path)
+        named = {**env, "BASH_ENV": self._startup}
+        named.pop(USERS_BASH_ENV, None)
         if env.get("BASH_ENV"):
             named[USERS_BASH_ENV] = env["BASH_ENV"]
-        named["BASH_ENV"] = re.sub(r"([\\$`])", r"\\\1", self._startup)
         return named
 
 
