@@ -75,6 +75,12 @@ def test_bash_returns_output_and_exit_code(workspace):
     assert failed.endswith("[exit code 3]")
 
 
+def test_bash_names_itself_bash_in_what_the_model_reads(workspace):
+    """The shell is found once, by path, yet its $0 and its error messages still say `bash`."""
+    result, = run_calls(workspace, call("Bash", command="echo $0; no-such-command-here"))
+    assert result == "bash\nbash: line 1: no-such-command-here: command not found\n[exit code 127]"
+
+
 def test_bash_timeout_stops_the_command(workspace):
     result, = run_calls(workspace, call("Bash", command="sleep 5", timeout=1))
     assert "timed out after 1 s" in result

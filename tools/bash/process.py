@@ -78,15 +78,18 @@ class _Capped:
 
 def run_process(argv: Sequence[str], cwd: str, env: dict[str, str], timeout: float,
                 in_child: Sequence[Callable[[], None]] = (), pass_fds: Sequence[int] = (),
-                watchdog: Watchdog | None = None, started: Callable[[int], None] | None = None) -> Outcome:
+                watchdog: Watchdog | None = None, started: Callable[[int], None] | None = None,
+                executable: str | None = None) -> Outcome:
     """Run argv with its output captured; return when it ends, times out or floods.
 
     With a `watchdog`, argv's first process registers on its pipe, given as stdin (watchdog.py);
     None where the command already dies whole with stepagent (bubblewrap). `started` runs
     once the process has started, given its pid (should it fail, the call is stopped like any other).
+    `executable` is argv[0]'s path where the caller has found it once (else PATH is searched,
+    one failed exec per folder before it, at every call).
     """
     steps = tuple(in_child)
-    process = subprocess.Popen(list(argv), cwd=cwd, env=env,
+    process = subprocess.Popen(list(argv), executable=executable, cwd=cwd, env=env,
                                stdin=watchdog.pipe() if watchdog else subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, pass_fds=tuple(pass_fds),

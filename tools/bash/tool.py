@@ -28,6 +28,7 @@ and plan mode stops it when it begins (stop_left_running.py).
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
@@ -79,6 +80,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
     stepagent = this_stepagent(workspace)
     watchdog = Watchdog(stepagent)
     for_reads = {**git_environment(GIT_SETTINGS_FOR_READS), **NO_TRANSPORTS}
+    bash = shutil.which("bash")
     first_sandboxed_call = [True]
 
     def run(args: dict[str, Any], decided: CallDecision) -> ToolResult:
@@ -91,7 +93,7 @@ def make_bash_tool(workspace: Path, state: AppState, classify: Callable[[str], J
             env.update(for_reads)
         if not sandboxed:
             outcome = run_process(["bash", "-c", command], str(workspace), watchdog.by_bash(env),
-                                  timeout, watchdog=watchdog)
+                                  timeout, watchdog=watchdog, executable=bash)
             return _result(outcome, timeout, left_by(marker, outside_group=outcome.group))
         if first_sandboxed_call:
             first_sandboxed_call.clear()
