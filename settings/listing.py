@@ -25,8 +25,13 @@ def hook_lines(in_effect: Settings, waiting: Settings) -> list[str]:
 
 
 def hook_entry(hook: CommandHook) -> str:
-    """One hook on one line: event, matcher, command, timeout, file."""
-    return f"  {hook.event:16} {hook.matcher or '*':14} {hook.command}  (timeout {hook.timeout:g} s; {hook.source})"
+    """One hook on one line: event, matcher, command (its line breaks shown as ␊), timeout, file.
+
+    A command padded with line breaks would otherwise draw a screenful of blank lines, and a
+    listing the user approves (the trust question) would show only its tail."""
+    command = hook.command.replace("\n", "\u240a")
+    return (f"  {hook.event:16} {hook.matcher or '*':14} {command}  "
+            f"(timeout {hook.timeout:g} s; {hook.source})")
 
 
 def rule_lines(in_effect: Settings, waiting: Settings, answered: Iterable[tuple[str, str]]) -> list[str]:

@@ -2,7 +2,8 @@
 
 Project hooks are commands that arrive with a cloned repository and run as the user,
 outside the plan-mode sandbox; project allow rules skip questions. So they stay off until
-the user has trusted the workspace once. The REPL shows what would run, then asks, and
+the user has trusted the workspace once. The REPL shows what would run (every character of
+each command, its line breaks and invisible characters shown), then asks, and
 remembers a yes in the user's settings, for the hooks and rules it showed (settings/trust.py):
 once they change, it asks again, saying so. -p asks nobody: only
 --trust-workspace turns them on, for that run, whatever was remembered. A workspace
@@ -23,6 +24,7 @@ from settings.trust import is_trusted, trust, trusted_entry
 from settings.user_hooks import load_user_settings
 from tools.base import counted
 from ui.console import ConsoleView
+from ui.safe_text import reveal
 
 
 def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
@@ -42,7 +44,7 @@ def trusted_workspace(home: Path, workspace: Path, view: ConsoleView,
     view.notice(f"{project_settings_path(workspace)} comes with this workspace.{changed} Its hooks run "
                 "as you, outside the plan-mode sandbox, and its allow rules skip questions:", style="yellow")
     for hook in waiting.hooks:
-        view.notice(hook_entry(hook), style="yellow")
+        view.notice(reveal(hook_entry(hook)), style="yellow")
     for rule in waiting.rules:
         view.notice(f"  allow  {rule.rule.text}", style="yellow")
     if not confirm(f"Trust this workspace (remembered in {user_settings_path(home)})?"):
