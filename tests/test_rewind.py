@@ -36,6 +36,17 @@ def rewindable(workspace: Path, store: SessionStore, turns: list, **options):
     return session, live, rewind_of(session.agent)
 
 
+class Asked:
+    """A yes/no answerer that keeps every question it was asked."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer, self.questions = answer, []
+
+    def __call__(self, question: str) -> bool:
+        self.questions.append(question)
+        return self.answer
+
+
 def user_texts(request: list[dict]) -> list[str]:
     return [m["content"] for m in request if m["role"] == "user"]
 
@@ -86,11 +97,12 @@ def test_a_file_the_gitignore_lists_is_named_when_a_rewind_cannot_bring_it_back(
         turn("", call("Write", file_path="lesson.txt", content="hello\n"),
              call("Write", file_path="kept.txt", content="kept\n")), turn("written")], mode="yolo")
     session.run("write two files")
-    shown, failed = run_rewind(rewind, "1 code")
+    shown, failed = run_rewind(rewind, "1 code", Asked(True))
     assert not failed and not (workspace / "kept.txt").exists()
     assert (workspace / "lesson.txt").exists()
     kept_out = next(line for line in shown.splitlines() if "lesson.txt" in line)
-    assert ".gitignore" in kept_out and "kept.txt" not in shown
+    assert ".gitignore" in kept_out and "kept.txt" not in kept_out
+    assert "removed (1): kept.txt" in shown, "the file the rewind removed is named as removed"
 
 
 def test_undoing_a_rewind_brings_the_agents_file_back_and_does_not_blame_a_gitignore(
@@ -99,10 +111,10 @@ def test_undoing_a_rewind_brings_the_agents_file_back_and_does_not_blame_a_gitig
         turn("", call("Write", file_path="greeting.txt", content="hello\n")), turn("written")],
         mode="yolo")
     session.run("write a greeting")
-    run_rewind(rewind, "1")
+    run_rewind(rewind, "1", Asked(True))
     assert not (workspace / "greeting.txt").exists()
 
-    shown, failed = run_rewind(rewind, "2")
+    shown, failed = run_rewind(rewind, "2", Asked(True))
 
     assert not failed and (workspace / "greeting.txt").read_text() == "hello\n"
     assert "1 written back" in shown and ".gitignore" not in shown
@@ -247,3 +259,104 @@ def test_the_conversation_comes_back_with_the_plan_model_chosen_then(
     live.resume(session.state.session_id)
     rewind.rewind(2, "conversation")
     assert resumed.agent.model.name == "planner", "the stored checkpoint keeps the plan model"
+
+
+def by_hand_after_the_first_prompt(workspace: Path, store: SessionStore):
+    """Prompt 1 Writes new.txt and changes changed.txt; then, outside the agent, the user
+    makes mywork.txt and notes/plan.txt by hand."""
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / "changed.txt").write_text("before\n")
+    session, live, rewind = rewindable(workspace, store, [
+        turn("", call("Write", file_path="new.txt", content="new\n"),
+             call("Write", file_path="changed.txt", content="after\n")), turn("written")],
+        mode="yolo")
+    session.run("write new.txt")
+    (workspace / "mywork.txt").write_text("my notes\n")
+    (workspace / "notes").mkdir()
+    (workspace / "notes" / "plan.txt").write_text("mine too\n")
+    return session, live, rewind
+
+
+def test_a_rewind_that_would_remove_a_file_made_by_hand_names_it_and_no_keeps_everything(
+        workspace: Path, store: SessionStore):
+    session, live, rewind = by_hand_after_the_first_prompt(workspace, store)
+    history, checkpoints = list(session.agent.messages), len(rewind.checkpoints())
+    asked = Asked(False)
+
+    outcome = run_slash_command("/rewind 1", live, asked)
+
+    [question] = asked.questions
+    assert question.splitlines()[-1] == "Rewind the files?"
+    removing = next(line for line in question.splitlines() if "remove" in line)
+    assert {"mywork.txt", "new.txt", "notes/plan.txt"} <= set(removing.split())
+    assert "changed.txt" in next(line for line in question.splitlines() if "write back" in line)
+    assert not outcome.is_error and "Not rewound" in outcome.message
+    assert (workspace / "mywork.txt").read_text() == "my notes\n"
+    assert (workspace / "notes" / "plan.txt").read_text() == "mine too\n"
+    assert (workspace / "new.txt").exists() and (workspace / "changed.txt").read_text() == "after\n"
+    assert session.agent.messages == history and len(rewind.checkpoints()) == checkpoints
+
+
+def test_yes_removes_the_file_made_by_hand_and_the_answer_names_it(
+        workspace: Path, store: SessionStore):
+    session, live, rewind = by_hand_after_the_first_prompt(workspace, store)
+
+    outcome = run_slash_command("/rewind 1", live, Asked(True))
+
+    assert not outcome.is_error
+    assert not (workspace / "mywork.txt").exists() and not (workspace / "notes").exists()
+    assert (workspace / "changed.txt").read_text() == "before\n"
+    removed = next(line for line in outcome.message.splitlines() if line.lstrip().startswith("removed"))
+    assert {"mywork.txt", "new.txt", "notes/plan.txt"} <= set(removed.split())
+    assert "changed.txt" in next(line for line in outcome.message.splitlines()
+                                 if line.lstrip().startswith("written back"))
+    assert session.agent.messages == []
+    run_slash_command("/rewind 2", live, Asked(True))
+    assert (workspace / "mywork.txt").read_text() == "my notes\n"
+
+
+def test_many_paths_are_capped_in_the_question(workspace: Path, store: SessionStore):
+    _, live, _ = by_hand_after_the_first_prompt(workspace, store)
+    for number in range(6):
+        (workspace / f"extra{number}.txt").write_text("x\n")
+    asked = Asked(False)
+    run_slash_command("/rewind 1", live, asked)
+    removing = next(line for line in asked.questions[0].splitlines() if "remove" in line)
+    assert removing.endswith("and 5 more")
+
+
+def test_nothing_is_asked_when_the_files_part_changes_nothing_or_for_the_conversation_alone(
+        workspace: Path, store: SessionStore):
+    session, live, rewind = by_hand_after_the_first_prompt(workspace, store)
+    asked = Asked(False)
+    assert not run_slash_command("/rewind 1 conversation", live, asked).is_error
+    assert (workspace / "mywork.txt").exists() and session.agent.messages == []
+    assert not run_slash_command("/rewind 2 code", live, asked).is_error
+    assert asked.questions == []
+
+
+def test_with_nobody_to_ask_a_rewind_that_would_remove_files_is_refused_and_names_them(
+        workspace: Path, store: SessionStore):
+    session, live, _ = by_hand_after_the_first_prompt(workspace, store)
+    history = list(session.agent.messages)
+
+    outcome = run_slash_command("/rewind 1", live)
+
+    assert outcome.is_error and "mywork.txt" in outcome.message
+    assert (workspace / "mywork.txt").exists() and (workspace / "new.txt").exists()
+    assert session.agent.messages == history
+
+
+def test_a_file_made_while_the_question_waits_stops_the_rewind_before_it_touches_any(
+        workspace: Path, store: SessionStore):
+    _, live, _ = by_hand_after_the_first_prompt(workspace, store)
+
+    def meanwhile(question: str) -> bool:
+        (workspace / "during.txt").write_text("typed while asked\n")
+        return True
+
+    outcome = run_slash_command("/rewind 1", live, meanwhile)
+
+    assert outcome.is_error
+    assert (workspace / "during.txt").exists() and (workspace / "mywork.txt").exists()
+    assert (workspace / "new.txt").exists() and (workspace / "changed.txt").read_text() == "after\n"

@@ -1,6 +1,7 @@
 """/rewind in the real REPL, typed at as a person would, against the local Chat Completions server:
-files changed by Write and by Bash come back, the model hears neither rewound prompt, the rewind is
-itself undone, the user's .git never changes, and a resumed session rewinds again."""
+the rewind names the files it would remove and write back and asks first (no keeps a file the user
+made by hand), files changed by Write and by Bash come back, the model hears neither rewound prompt,
+the rewind is itself undone, the user's .git never changes, and a resumed session rewinds again."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def test_rewind_in_a_terminal_restores_files_and_conversation_and_undoes_itself_
     repl.sendline("change one file and delete another")
     repl.expect("changed and deleted")
     assert (workspace / "new.txt").exists() and not (workspace / "gone.txt").exists()
+    (workspace / "mywork.txt").write_text("made by hand\n")
 
     repl.sendline("/rewind")
     repl.expect_text("1 › write new.txt")
@@ -52,8 +54,21 @@ def test_rewind_in_a_terminal_restores_files_and_conversation_and_undoes_itself_
     repl.expect_text("2 › change one file and delete another")
     repl.expect_text("~changed.txt  -gone.txt")
     repl.sendline("/rewind 1")
+    repl.expect_text("remove (2): mywork.txt  new.txt")
+    repl.expect_text("write back (2): changed.txt  gone.txt")
+    repl.expect_text("Rewind the files? [y/N]")
+    repl.sendline("")
+    repl.expect_text("Not rewound")
+    assert (workspace / "mywork.txt").read_text() == "made by hand\n"
+    assert (workspace / "new.txt").exists() and not (workspace / "gone.txt").exists()
+    repl.sendline("/rewind 1")
+    repl.expect_text("Rewind the files? [y/N]")
+    repl.sendline("y")
     repl.expect_text("Rewound to checkpoint 1")
+    repl.expect_text("removed (2): mywork.txt  new.txt")
+    repl.expect_text("written back (2): changed.txt  gone.txt")
     repl.expect_text("Undo with /rewind 3.")
+    assert not (workspace / "mywork.txt").exists()
     assert not (workspace / "new.txt").exists()
     assert (workspace / "changed.txt").read_text() == "before\n"
     assert (workspace / "gone.txt").read_text() == "keep me\n"
@@ -65,7 +80,10 @@ def test_rewind_in_a_terminal_restores_files_and_conversation_and_undoes_itself_
     repl.sendline("/rewind")
     repl.expect_text("3 ↺ before /rewind 1")
     repl.sendline("/rewind 3")
+    repl.expect_text("Rewind the files? [y/N]")
+    repl.sendline("y")
     repl.expect_text("Rewound to checkpoint 3")
+    assert (workspace / "mywork.txt").read_text() == "made by hand\n"
     assert (workspace / "new.txt").read_text() == "new\n"
     assert (workspace / "changed.txt").read_text() == "after\n"
     assert not (workspace / "gone.txt").exists()
@@ -79,6 +97,8 @@ def test_rewind_in_a_terminal_restores_files_and_conversation_and_undoes_itself_
     resumed.sendline("/rewind")
     resumed.expect_text("5 ↺ before /rewind 3")
     resumed.sendline("/rewind 2")
+    resumed.expect_text("Rewind the files? [y/N]")
+    resumed.sendline("y")
     resumed.expect_text("Rewound to checkpoint 2")
     assert (workspace / "gone.txt").read_text() == "keep me\n"
     assert (workspace / "new.txt").exists()

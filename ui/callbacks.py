@@ -117,7 +117,7 @@ def headless_approve(view: ConsoleView) -> Callable[[PermissionRequest], Permiss
 
 
 class UICallbacks(NamedTuple):
-    """The UI one run injects into the core; `confirm` asks yes/no at start-up (None in -p).
+    """The UI one run injects into the core; `confirm` asks yes/no (start-up, /rewind; None in -p).
 
     In the REPL, `review` is the plan review (whose last answer the REPL reads) and
     `commands` runs the slash commands typed at questions; both act on the session

@@ -87,7 +87,7 @@ def _loop(session: Session, view: ConsoleView, prompt: PromptSession,
             continue
         if is_command(text):
             try:
-                outcome = run_slash_command(text, session)
+                outcome = run_slash_command(text, session, callbacks.confirm if callbacks else None)
             except KeyboardInterrupt:
                 view.notice("Cancelled.", style="yellow")
                 continue

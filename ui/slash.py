@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Callable
 
 from models.base import ModelError
 from session.live import Session, SessionBusy
@@ -58,8 +59,12 @@ class SlashOutcome:
     fresh_start: str = ""
 
 
-def run_slash_command(line: str, session: Session) -> SlashOutcome:
-    """Carry out one /command on the session; the outcome says what the REPL does next."""
+def run_slash_command(line: str, session: Session,
+                      confirm: Callable[[str], bool] | None = None) -> SlashOutcome:
+    """Carry out one /command on the session; the outcome says what the REPL does next.
+
+    `confirm` asks the user yes or no (/rewind asks before it changes files); None: nobody can.
+    """
     name, _, rest = line.strip().partition(" ")
     name, rest = name.lower(), rest.strip()  # /HELP is /help, as /mode BUILD is /mode build
     state = session.agent.state
@@ -121,7 +126,7 @@ def run_slash_command(line: str, session: Session) -> SlashOutcome:
     if name == "/memory":
         return _memory(session, rest)
     if name == "/rewind":
-        return _rewind(session, rest)
+        return _rewind(session, rest, confirm)
     if name == "/help":
         return SlashOutcome(HELP)
     if name in {"/exit", "/quit"}:
@@ -268,11 +273,11 @@ def _memory(session: Session, name: str) -> SlashOutcome:
     return SlashOutcome(message, is_error=failed)
 
 
-def _rewind(session: Session, arguments: str) -> SlashOutcome:
+def _rewind(session: Session, arguments: str, confirm: Callable[[str], bool] | None) -> SlashOutcome:
     rewind = rewind_of(session.agent)
     if rewind is None:
         return SlashOutcome("Rewind is not attached to this session.", is_error=True)
-    message, failed = run_rewind(rewind, arguments)
+    message, failed = run_rewind(rewind, arguments, confirm)
     return SlashOutcome(message, is_error=failed)
 
 

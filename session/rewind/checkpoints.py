@@ -10,7 +10,11 @@ place (how far the session's entries go), so checkpoints survive a resume; this
 process keeps each checkpoint's history too. Checkpoints are numbered from 1 in
 the session; a rewind takes one of the present first, so it can be undone.
 
-A rewind restores the files (restore.py), the conversation, or both. The
+A rewind restores the files (restore.py), the conversation, or both. Before a
+file is removed or written back, the caller's `approve` sees which ones (the
+restore's own list, restore.planned) and may say no: then nothing changes, not
+even a checkpoint is taken. Should the files change while it is asked so that the
+rewind would touch a path it did not show, the rewind stops before touching any. The
 conversation comes back with its modes, plan model, todos and plan: the history is
 replaced (Rewound, journaled, so a resume finds it), the modes go back through the
 state's own functions (only leave_plan_mode turns planning off), the plan model
@@ -27,7 +31,7 @@ seam), and a rewind names those it could not bring back for that reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from agent.history import open_calls
 from agent.plan_model import plan_model_of
@@ -38,7 +42,7 @@ from session.live import put_modes_back
 from session.plan_revisions import saved_plan
 from session.rewind.git_plumbing import GitFailed
 from session.rewind.events import CheckpointTaken, Rewound
-from session.rewind.restore import Restoration, restore
+from session.rewind.restore import Restoration, planned, restore
 from session.rewind.shadow_repo import Change, ShadowRepo
 from session.store import SessionStore, StoreUnavailable
 from tools.base import ToolResult
@@ -145,11 +149,14 @@ class Rewind:
                        if checkpoint.commit and after else None)
                 for checkpoint, after in zip(checkpoints, following)]
 
-    def rewind(self, number: int, part: str = "") -> Rewinding:
+    def rewind(self, number: int, part: str = "",
+               approve: Callable[[Restoration], bool] | None = None) -> Rewinding | None:
         """Restore the files and the conversation (or the `part` named) to checkpoint `number`.
 
         The present is checkpointed first. RewindRefused, with nothing changed, for a
-        checkpoint that does not exist or lacks what is asked.
+        checkpoint that does not exist or lacks what is asked. `approve` is shown the
+        paths the files' restore would remove and write back, when there are any; if it
+        says no, nothing changes and None is returned.
         """
         checkpoints = self.checkpoints()
         if not 1 <= number <= len(checkpoints):
@@ -162,15 +169,31 @@ class Rewind:
             raise RewindRefused(f"Checkpoint {number} holds no snapshot of the files "
                                 f"({target.problem}).")
         history = self._history(target) if conversation else ()
+        shown = self._preview(target) if code and approve is not None else None
+        if shown is not None and (shown.removed or shown.written) and not approve(shown):
+            return None
         undo = self.take("rewind", f"/rewind {number}" + f" {part}" * bool(part))
         if code and not undo.commit:
             raise RewindRefused(f"Nothing was changed: the files as they are now could not be "
                                 f"checkpointed, so the rewind could not be undone ({undo.problem}).")
+        if shown is not None and not _within(planned(self.repo, undo.commit, target.commit), shown):
+            raise RewindRefused(f"Nothing was rewound: the files changed while you were asked, so "
+                                f"the rewind would now touch files it did not show. /rewind {number} "
+                                f"again shows what it would do now.")
         files = restore(self.repo, undo.commit, target.commit) if code else None
         if conversation:
             self._put_conversation_back(target, history)
         not_kept = tuple(sorted(self.repo.ignored(self.written))) if code else ()
         return Rewinding(undo, files, len(history) if conversation else None, not_kept)
+
+    def _preview(self, target: CheckpointTaken) -> Restoration:
+        """What restoring the target's files would remove and write back now; nothing is changed."""
+        try:
+            return planned(self.repo, self.repo.snapshot(), target.commit)
+        except (GitFailed, OSError) as failure:
+            raise RewindRefused(f"Nothing was changed: the files as they are now could not be "
+                                f"checkpointed, so the rewind cannot show what it would do "
+                                f"({failure}).") from None
 
     def _put_conversation_back(self, target: CheckpointTaken, history: tuple) -> None:
         agent, state = self.agent, self.agent.state
@@ -221,3 +244,8 @@ class Rewind:
             return read_capped(path)[0] if path else None
         except OSError:
             return None
+
+
+def _within(plan: Restoration, shown: Restoration) -> bool:
+    """Whether `plan` removes and writes back only paths `shown` named."""
+    return set(plan.removed) <= set(shown.removed) and set(plan.written) <= set(shown.written)

@@ -11,7 +11,8 @@ may hold ignored files) where the target has a file, a file or link where the
 target needs a folder. Removal walks the path one folder at a time without
 following links, so a link swapped in cannot send it outside the workspace; a
 folder emptied by the removal goes too. Repositories nested in the workspace are
-left as they are.
+left as they are. `planned` is that same list without acting on it: what /rewind
+shows and asks about before any file changes.
 """
 
 from __future__ import annotations
@@ -100,17 +101,21 @@ def _in_the_way(workspace: Path, relative: str) -> bool:
     return False
 
 
+def planned(repo: ShadowRepo, present: str, target: str) -> Restoration:
+    """What a restore from snapshot `present` to `target` would remove and write back (nothing done)."""
+    changes = [change for change in repo.changes(present, target) if not change.nested]
+    return Restoration(written=[change.path for change in changes if change.status != "D"],
+                       removed=[change.path for change in changes if change.status == "D"])
+
+
 def restore(repo: ShadowRepo, present: str, target: str) -> Restoration:
     """Make the workspace's files those of snapshot `target`, going from snapshot `present`."""
-    done = Restoration()
-    changes = [change for change in repo.changes(present, target) if not change.nested]
-    for change in changes:
-        if change.status == "D":
-            (done.removed if _remove(repo.workspace, change.path) else done.left).append(change.path)
+    done, plan = Restoration(), planned(repo, present, target)
+    for path in plan.removed:
+        (done.removed if _remove(repo.workspace, path) else done.left).append(path)
     for path in done.removed:
         _remove_emptied_folders(repo.workspace, path)
-    wanted = [change.path for change in changes if change.status != "D"]
-    for path in wanted:
+    for path in plan.written:
         (done.left if _in_the_way(repo.workspace, path) else done.written).append(path)
     if done.written:
         _check_out(repo, target, done.written)
