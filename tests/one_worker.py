@@ -11,6 +11,7 @@ with pytest 9 its mark no longer reaches the test ids it groups by.
 from __future__ import annotations
 
 from xdist.scheduler import LoadScopeScheduling
+from xdist.workermanage import WorkerController
 
 ONE_WORKER = ("tests/test_page_browser.py", "tests/test_screens.py")
 UNIT = "chromium"
@@ -21,3 +22,13 @@ class OneAtATime(LoadScopeScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         return UNIT if nodeid.split("::", 1)[0] in ONE_WORKER else nodeid
+
+    def mark_test_complete(self, node: WorkerController, item_index: int, duration: float = 0) -> None:
+        """As xdist does, then forget a unit whose tests have all run: xdist counts what a worker
+        still has to do over every unit it was ever given, after each test, which grows with the
+        square of the tests when each is a unit (865 tests: 110,000 units looked at, now 1,800)."""
+        super().mark_test_complete(node, item_index, duration)
+        given = self.assigned_work[node]
+        unit = self._split_scope(self.registered_collections[node][item_index])
+        if unit in given and all(given[unit].values()):
+            del given[unit]
