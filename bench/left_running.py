@@ -1,15 +1,18 @@
 """What finding and stopping left-running processes costs (tools/bash/left_running.py).
 
-After every Bash call outside plan mode, /proc is read once to find processes
-that carry the call's marker: its median time, with the number of processes
-on the machine (it grows with them). Then the time entering plan mode takes to
-stop five `setsid sleep` processes a call left running (SIGSTOP, a rescan,
-then SIGKILL), and a Bash call in yolo mode with and without the scan.
+After every Bash call outside plan mode, the processes that carry the call's
+marker are looked for among the pids handed out since the call's first process
+(none, after most calls): its median time. Entering plan mode reads every
+process in /proc instead (it grows with the processes on the machine): that
+scan's median too. Then a Bash call in yolo mode, its own look included, and
+the time entering plan mode takes to stop five `setsid sleep` processes a call
+left running (SIGSTOP, a rescan, then SIGKILL).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -28,15 +31,20 @@ LEFT = 5
 
 def main() -> None:
     processes = sum(name.isdigit() for name in os.listdir("/proc"))
-    scan = median_seconds(lambda: left_by(new_call_marker(this_stepagent(ROOT))), RUNS)
-    print(f"scan of /proc for a call's marker: median {scan * 1000:.2f} ms ({processes} processes, "
-          f"{os.getloadavg()[0]:.1f} load)")
+    marker = new_call_marker(this_stepagent(ROOT))
+    first = subprocess.Popen(["true"])  # as a call's first process, whose group the call leads
+    first.wait()
+    look = median_seconds(lambda: left_by(marker, outside_group=first.pid), RUNS)
+    scan = median_seconds(lambda: left_by(marker), RUNS)
+    print(f"a call's look for its marker, among the pids since its first: median {look * 1000:.3f} ms")
+    print(f"scan of all of /proc for a marker (plan mode's sweep): median {scan * 1000:.2f} ms "
+          f"({processes} processes, {os.getloadavg()[0]:.1f} load)")
     with tempfile.TemporaryDirectory(prefix="stepagent-bench-left-") as workspace:
         state = AppState(permission_mode=PermissionMode.YOLO)
         bash = make_bash_tool(Path(workspace), state, lambda command: Judgement(False))
         call = median_seconds(lambda: bash.handler({"command": "true"}), RUNS)
-        print(f"Bash `true` in yolo, scan included: median {call * 1000:.1f} ms "
-              f"(the scan is {scan / call:.0%} of it)")
+        print(f"Bash `true` in yolo, its look included: median {call * 1000:.1f} ms "
+              f"(the look is {look / call:.0%} of it)")
         result = bash.handler({"command": f"for i in $(seq {LEFT}); do setsid sleep 300 & done; sleep 0.5"})
         print(f"left {LEFT}: {result.summary}")
         start = time.perf_counter()

@@ -16,11 +16,8 @@ from tests.terminal import Terminal
 from tests.test_user_hooks_pty import hooked, write
 
 
-def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server):
-    home, shown_marker, new_marker = tmp_path / "home", tmp_path / "formatter-ran", tmp_path / "planted-ran"
-    settings = workspace / ".stepagent" / "settings.json"
-    write(settings, {"hooks": {"PreToolUse": hooked(f"touch {shown_marker}")}})
-    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url, "STEPAGENT_HOME": str(home)}
+def trust_it(workspace, env: dict[str, str]) -> None:
+    """Start in plan mode, answer y to the trust question, leave."""
     terminal = Terminal.start(workspace, "--mode", "plan", env=env)
     try:
         terminal.expect_text("Trust this workspace")
@@ -29,15 +26,17 @@ def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server
         terminal.sendline("/exit")
     finally:
         terminal.close()
-    write(settings, {"hooks": {"PreToolUse": hooked(f"touch {new_marker}")},
-                     "permissions": {"allow": ["Bash"]}})  # as a pull would bring them
+
+
+def decline_the_change_then_read(workspace, env: dict[str, str], server, path: str) -> None:
+    """Start again: the question says what changed; answer n, then have the model Read `path`."""
     terminal = Terminal.start(workspace, "--mode", "plan", env=env)
     try:
         terminal.expect_text("changed since you trusted")
         terminal.expect_text("Trust this workspace")
         terminal.sendline("n")
         terminal.expect("›")
-        server.reply_tool_calls(("Read", {"file_path": ".stepagent/settings.json"}))
+        server.reply_tool_calls(("Read", {"file_path": path}))
         server.reply_text("read it")
         terminal.sendline("look")
         terminal.expect_text("read it")
@@ -45,6 +44,17 @@ def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server
         terminal.sendline("/exit")
     finally:
         terminal.close()
+
+
+def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server):
+    home, shown_marker, new_marker = tmp_path / "home", tmp_path / "formatter-ran", tmp_path / "planted-ran"
+    settings = workspace / ".stepagent" / "settings.json"
+    write(settings, {"hooks": {"PreToolUse": hooked(f"touch {shown_marker}")}})
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url, "STEPAGENT_HOME": str(home)}
+    trust_it(workspace, env)
+    write(settings, {"hooks": {"PreToolUse": hooked(f"touch {new_marker}")},
+                     "permissions": {"allow": ["Bash"]}})  # as a pull would bring them
+    decline_the_change_then_read(workspace, env, server, ".stepagent/settings.json")
     assert not new_marker.exists(), "a hook nobody was shown ran"
     assert json.loads((home / "settings.json").read_text())["workspaces"][str(workspace)]["trusted"] is True
 
@@ -58,27 +68,7 @@ def test_a_changed_script_a_project_hook_runs_is_asked_about_again(workspace, tm
     write(workspace / ".stepagent" / "settings.json",
           {"hooks": {"PreToolUse": hooked('bash "$STEPAGENT_PROJECT_DIR"/hooks/check.sh')}})
     env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.url, "STEPAGENT_HOME": str(home)}
-    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
-    try:
-        terminal.expect_text("Trust this workspace")
-        terminal.sendline("y")
-        terminal.expect("›")
-        terminal.sendline("/exit")
-    finally:
-        terminal.close()
+    trust_it(workspace, env)
     script.write_text(f"touch {planted}\n")
-    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
-    try:
-        terminal.expect_text("changed since you trusted")
-        terminal.expect_text("Trust this workspace")
-        terminal.sendline("n")
-        terminal.expect("›")
-        server.reply_tool_calls(("Read", {"file_path": "hooks/check.sh"}))
-        server.reply_text("read it")
-        terminal.sendline("look")
-        terminal.expect_text("read it")
-        terminal.expect("›")
-        terminal.sendline("/exit")
-    finally:
-        terminal.close()
+    decline_the_change_then_read(workspace, env, server, "hooks/check.sh")
     assert not planted.exists(), "a script nobody trusted ran as a hook"
