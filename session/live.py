@@ -114,6 +114,10 @@ class Session:
         """This workspace's stored sessions, newest first; none when there is no store."""
         return self.store.sessions(self.agent.workspace) if self.store else []
 
+    def stored(self) -> int:
+        """How many sessions of this workspace are stored, listed or not."""
+        return self.store.session_count(self.agent.workspace) if self.store else 0
+
     def latest_id(self) -> str:
         """The newest stored session of this workspace other than this one ('' if none), for --continue."""
         return latest_session(self.store, self.agent.workspace, self.agent.state.session_id) if self.store else ""

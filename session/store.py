@@ -208,6 +208,10 @@ class SessionStore:
                           (str(workspace), limit))
         return [SessionInfo(*row[:4], row[4] or "", mode_name(row[5])) for row in rows]
 
+    def session_count(self, workspace: Path) -> int:
+        """How many sessions this workspace has stored (`sessions` lists the newest)."""
+        return self._read("SELECT COUNT(*) FROM sessions WHERE workspace = ?", (str(workspace),))[0][0]
+
     def ids_starting(self, prefix: str, workspace: Path) -> list[str]:
         """This workspace's session ids that start with `prefix`, in order (the list's filter)."""
         rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 "

@@ -16,7 +16,7 @@ import pytest
 from session.journal import RESULT_LOST
 from session.store import SessionStore
 from tests.fake_chat_server import FakeChatServer
-from tests.harness import assert_valid_history, call, journaled, turn
+from tests.harness import assert_valid_history, call, journaled, run_index, turn
 from tests.terminal import Terminal
 from tests.product_run import run_product
 from tools.todos import todos_of
@@ -361,3 +361,23 @@ def test_continuing_a_session_adds_no_entry_that_did_not_happen(workspace, tmp_p
     restored = read_session(store, stored.id)
     assert [entry["cause"] for entry in restored.audit if entry["kind"] == "mode"] == ["session opened"]
     assert [m["content"] for m in restored.messages if m["role"] == "user"] == ["hi", "again", "and again"]
+
+
+def test_the_session_list_says_how_many_older_sessions_it_leaves_out(workspace, tmp_path, capsys, monkeypatch):
+    from ui.startup import session_lines
+
+    store = SessionStore(tmp_path / "sessions.db")
+    for n in range(23):
+        session, _ = journaled(workspace, store, [turn("ok")])
+        session.run(f"prompt {n}")
+    _, live = journaled(workspace, store, [])
+    from ui.slash import run_slash_command
+
+    listed = run_slash_command("/resume", live).message.splitlines()
+    assert sum(line.startswith("  sess_") for line in listed) == 20
+    assert any("and 3 older sessions, not listed" in line for line in listed)
+    assert "older session" not in "\n".join(session_lines(store.sessions(workspace, limit=30),
+                                                          stored=store.session_count(workspace)))
+    monkeypatch.chdir(workspace)
+    code, out, err = run_index(capsys, monkeypatch, "--resume", STEPAGENT_HOME=str(tmp_path))
+    assert code == 0 and "and 3 older sessions, not listed" in out + err, out + err

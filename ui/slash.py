@@ -247,7 +247,7 @@ def _session_list(session: Session) -> str:
         return "No stored sessions here."
     marked = ", ● this one" if any(info.id == current for info in sessions) else ""
     return (f"Sessions in this workspace (newest first{marked}):\n" +
-            "\n".join(session_lines(sessions, current)) +
+            "\n".join(session_lines(sessions, current, session.stored())) +
             "\nResume one with /resume ID (a unique start of the id will do).")
 
 

@@ -172,10 +172,15 @@ def resume_command(session_id: str) -> str:
     return shlex.join([*command, "--resume", session_id])
 
 
-def session_lines(sessions: list[SessionInfo], current: str = "") -> list[str]:
-    """The session list: id, age, mode and first prompt, newest first, the current one marked."""
+def session_lines(sessions: list[SessionInfo], current: str = "", stored: int = 0) -> list[str]:
+    """The session list: id, age, mode and first prompt, newest first, the current one marked.
+
+    A last line says how many of the `stored` sessions it leaves out."""
     now = time.time()
-    return [info.line(now, current) for info in sessions]
+    older = stored - len(sessions)
+    return [info.line(now, current) for info in sessions] + (
+        [f"  … and {counted(older, 'older session')}, not listed (a unique start of its id resumes it)"]
+        if older > 0 else [])
 
 
 def _offer_fork(busy: SessionBusy, session: Session, view: ConsoleView,
@@ -197,10 +202,11 @@ def list_sessions(store: SessionStore | None, workspace: Path, view: ConsoleView
     """Print this workspace's sessions, newest first."""
     try:
         sessions = store.sessions(workspace) if store else []
+        stored = store.session_count(workspace) if store else 0
     except StoreUnavailable as failure:
         view.error(str(failure))
         return 1
-    for line in session_lines(sessions):
+    for line in session_lines(sessions, stored=stored):
         view.notice(line)
     if sessions:
         view.command("Resume one with (a unique start of the id will do):", resume_command("ID"))
