@@ -11,27 +11,35 @@ again, saying they changed, and a no keeps the new code from running.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from tests.terminal import Terminal
 from tests.test_user_hooks_pty import hooked, write
 
 
-def trust_it(workspace, env: dict[str, str]) -> None:
-    """Start in plan mode, answer y to the trust question, leave."""
+@contextmanager
+def planning(workspace, env: dict[str, str]) -> Iterator[Terminal]:
+    """stepagent started in plan mode in a terminal, closed after the block."""
     terminal = Terminal.start(workspace, "--mode", "plan", env=env)
     try:
-        terminal.expect_text("Trust this workspace")
-        terminal.sendline("y")
-        terminal.expect("›")
-        terminal.sendline("/exit")
+        yield terminal
     finally:
         terminal.close()
 
 
+def trust_it(workspace, env: dict[str, str]) -> None:
+    """Start in plan mode, answer y to the trust question, leave."""
+    with planning(workspace, env) as terminal:
+        terminal.expect_text("Trust this workspace")
+        terminal.sendline("y")
+        terminal.expect("›")
+        terminal.sendline("/exit")
+
+
 def decline_the_change_then_read(workspace, env: dict[str, str], server, path: str) -> None:
     """Start again: the question says what changed; answer n, then have the model Read `path`."""
-    terminal = Terminal.start(workspace, "--mode", "plan", env=env)
-    try:
+    with planning(workspace, env) as terminal:
         terminal.expect_text("changed since you trusted")
         terminal.expect_text("Trust this workspace")
         terminal.sendline("n")
@@ -42,8 +50,6 @@ def decline_the_change_then_read(workspace, env: dict[str, str], server, path: s
         terminal.expect_text("read it")
         terminal.expect("›")
         terminal.sendline("/exit")
-    finally:
-        terminal.close()
 
 
 def test_a_changed_project_hook_is_asked_about_again(workspace, tmp_path, server):

@@ -1,10 +1,11 @@
 """The plan review on the screen: the plan, what changed since the last revision, the keys.
 
 ExitPlanMode's `present` in the REPL (line 3's face). The plan is drawn in a
-panel, and one taller than the screen says so under it (its top has scrolled away,
-and the question must not read as if the tail were all of it); from the second revision on, the diff since the last reviewed one and
-the feedback that led to it are drawn under it. Then the question, read only
-once all that is on the screen (ui/type_ahead.py):
+panel, and one taller than the screen says so under it (its top has scrolled
+away, and the question must not read as if the tail were all of it); from the
+second revision on, the diff since the last reviewed one and the feedback that
+led to it are drawn under it. Then the question, read only once all that is on
+the screen (ui/type_ahead.py):
 
   y        approve, and go on in the mode the user had (build asks before each edit)
   e        approve into edit mode

@@ -27,7 +27,7 @@ from tools.base import counted
 from tools.plan_mode import EXIT_PLAN_MODE
 from tools.todos import todos_of
 from ui.console import todo_line
-from ui.export import EXPORTS, ExportRefused, export_session
+from ui.export_command import run_export
 from ui.model_choice import REAL_MODEL
 from ui.model_command import run_model
 from ui.memory_command import edit_memory, list_memories, memory_folder
@@ -122,7 +122,8 @@ def run_slash_command(line: str, session: Session,
     if name == "/fork":
         return _fork(session, rest)
     if name == "/export":
-        return _export(session, rest)
+        message, failed = run_export(session, rest)
+        return SlashOutcome(message, is_error=failed)
     if name == "/memory":
         return _memory(session, rest)
     if name == "/rewind":
@@ -280,23 +281,3 @@ def _rewind(session: Session, arguments: str, confirm: Callable[[str], bool] | N
     message, failed = run_rewind(rewind, arguments, confirm)
     return SlashOutcome(message, is_error=failed)
 
-
-def _export(session: Session, rest: str) -> SlashOutcome:
-    words = rest.split(maxsplit=1)
-    option, _, joined = words[0].partition("=") if words else ("", "", "")
-    page = option == "--html"
-    file_name = (joined or (words[1] if len(words) > 1 else "")) if page else rest
-    if file_name.startswith("-"):
-        return SlashOutcome(f"Unknown option {safe(file_name.split()[0])}. Usage: /export [FILE.md], "
-                            "/export --html [FILE.html] (name a file that starts with - as ./-name).",
-                            is_error=True)
-    try:
-        done = export_session(session, file_name, page)
-    except ExportRefused as refused:
-        again = "/export --html" if page else "/export"
-        return SlashOutcome(f"Nothing written: {refused}. Give another file name, or run {again} "
-                            f"alone to write it under {EXPORTS}/.", is_error=True)
-    except OSError as failure:
-        return SlashOutcome(f"Cannot write the export: {failure}", is_error=True)
-    replaced = " It replaced the earlier export there." if done.replaced else ""
-    return SlashOutcome(f"Exported this session to {done.path}.{replaced}")

@@ -8,16 +8,16 @@ runs without a question in build or edit mode (sandbox/unasked.py), runs
 inside the OS sandbox (sandbox/launch.py), which contains arbitrary code by
 itself; where a sandbox layer is missing, such a call may run less
 (sandbox/narrowing.py), and build mode asks for the rest, as for a read the
-sandbox's private view would answer falsely (sandbox/host_views.py: `ps`, /tmp). The handler never
-reads the plan flag or classifies again. Git's config-driven programs
-(fsmonitor, hooks, implicit bare repositories, signature checks: a
-repository's `format.pretty = %G?` makes a plain `git log` run its
-gpg.program, transports, even one the repository allows itself) are switched
-off too for every call in the sandbox and for any command judged read-only;
-the ones no setting can switch off for
-every name (diff drivers, textconv, filters) run inside the sandbox or not
-unasked. (The repository's own .git/config is the user's, and stays in force
-for what the user approved.) A call in the sandbox sees no variable that holds a secret
+sandbox's private view would answer falsely (sandbox/host_views.py: `ps`,
+/tmp). The handler never reads the plan flag or classifies again. Git's
+config-driven programs (fsmonitor, hooks, implicit bare repositories,
+signature checks: a repository's `format.pretty = %G?` makes a plain `git log`
+run its gpg.program, transports, even one the repository allows itself) are
+switched off too for every call in the sandbox and for any command judged
+read-only; the ones no setting can switch off for every name (diff drivers,
+textconv, filters) run inside the sandbox or not unasked. (The repository's
+own .git/config is the user's, and stays in force for what the user approved.)
+A call in the sandbox sees no variable that holds a secret
 (sandbox/secret_variables.py). A command the user approved (asked, or in yolo
 mode) runs as the user's own, unbounded. Every call runs in its own process
 group and leaves nothing behind (process.py), except what escaped that group:
