@@ -19,11 +19,18 @@ own check for `.git` does; Windows drops trailing dots and spaces. A folder
 needs no such name to be a repository's own: git run in a folder that holds a HEAD
 and a config takes it for a bare repository and reads its config (`git branch` in a
 terminal runs its core.pager), so a Write that would complete that pair is asked about too.
+Nor does a hooks folder need that name: `core.hooksPath` in the repository's own
+config (husky and setup scripts set it: `.githooks`, `.husky/_`) makes a folder of
+the work tree the one whose files run at a commit, so a change beneath it is asked
+about as one in `.git/hooks` is (husky's scripts beside `.husky/_`, which its hooks
+run, are not). That config is read as the files tools read it (safe_read.py, never a
+FIFO), its `[core]` section only: an `include` is not followed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -31,6 +38,7 @@ from typing import TYPE_CHECKING, Callable
 from hooks.permission_ask import WORKSPACE_EDITS
 from hooks.registry import ToolCallEvent
 from state import PermissionMode
+from tools.safe_read import read_capped
 from tools.workspace import OWN_FOLDER, resolve
 
 if TYPE_CHECKING:
@@ -39,6 +47,8 @@ if TYPE_CHECKING:
 NAME = "configuration-edits"
 STARTS_PROGRAMS = {".git", OWN_FOLDER}
 GIT_FOLDER_FILES = {"head", "config", "commondir"}
+SECTION = re.compile(r"\s*\[\s*([^\]\s\"]+)[^\]]*\]")
+HOOKS_PATH = re.compile(r"\s*hookspath\s*=\s*(.*)", re.IGNORECASE)
 HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
                              *range(0x206A, 0x2070), 0xFEFF])
 
@@ -62,12 +72,40 @@ def configuration_edits(workspace: Path) -> Callable[[ToolCallEvent], str | None
         if held:
             return (f"{event.tool.name} would change {path}, in {held[0]}, whose files start programs "
                     "later (git's config and hooks, stepagent's hooks and rules). Allow it in edit mode?")
+        hooks = configured_hooks(workspace.resolve())
+        if hooks and (path == hooks or hooks in path.parents):
+            return (f"{event.tool.name} would change {path}, in {hooks}, the hooks folder the "
+                    "repository's core.hooksPath names: its files run at the next commit. "
+                    "Allow it in edit mode?")
         if makes_git_folder(path):
             return (f"{event.tool.name} would change {path}: {path.parent} then holds a HEAD and a "
                     "config, which git takes for a repository of its own, whose config starts programs "
                     "when git runs in that folder. Allow it in edit mode?")
         return None
     return ask
+
+
+def configured_hooks(workspace: Path) -> Path | None:
+    """The folder `core.hooksPath` names in the config of the repository holding `workspace`.
+
+    Relative to the work tree's top, as git runs hooks there; None when nothing names one."""
+    top = next((folder for folder in (workspace, *workspace.parents) if (folder / ".git").is_dir()), None)
+    if top is None:
+        return None
+    try:
+        text, _ = read_capped(top / ".git" / "config")
+    except OSError:
+        return None
+    section, named = "", None
+    for line in text.splitlines():
+        header = SECTION.match(line)
+        if header:
+            section = header.group(1).lower() if '"' not in line else ""
+            continue
+        value = HOOKS_PATH.match(line) if section == "core" else None
+        if value:
+            named = value.group(1).split("#")[0].split(";")[0].strip().strip('"')
+    return resolve(top, named) if named else None
 
 
 def makes_git_folder(path: Path) -> bool:

@@ -37,3 +37,18 @@ def test_edit_mode_asks_before_a_change_that_starts_programs_and_writes_the_rest
     assert (workspace / "notes.md").read_text() == "kept\n"
     results = tool_results(server.requests[1])
     assert all("nobody" in result for result in results[:len(PLANTED)]), results
+
+
+def test_edit_mode_asks_before_a_change_in_the_hooks_folder_the_repository_names(run, server, workspace):
+    """`core.hooksPath = .githooks` (as husky and many setup scripts leave it) makes that folder
+    the repository's hooks: a file written there runs at the user's next commit, unsandboxed."""
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=workspace, check=True)
+    server.reply_tool_calls(("Write", {"file_path": ".githooks/pre-commit", "content": "#!/bin/sh\ntouch planted\n"}),
+                            ("Write", {"file_path": "hooks-notes.md", "content": "kept\n"}))
+    server.reply_text("done")
+    code, _, err = run("--mode", "edit", "-p", "set things up")
+    assert code == 5, err
+    assert not (workspace / ".githooks" / "pre-commit").exists()
+    assert (workspace / "hooks-notes.md").read_text() == "kept\n"
+    assert "nobody" in tool_results(server.requests[1])[0]
